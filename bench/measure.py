@@ -1,0 +1,85 @@
+"""Measuring one operation: time it, diff the table directory, read the format's own account, check answers."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bench.exceptions import WrongAnswer
+from bench.probe import Listing, diff, list_files, table_size
+from bench.queries import Query, normalize
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.formats.base import TableFormat, TableRef
+
+
+def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def summarize(seconds: list[float]) -> dict[str, float]:
+    return {"min": min(seconds), "median": statistics.median(seconds), "max": max(seconds), "n": len(seconds)}
+
+
+def run_reads(spark: SparkSession, fmt: TableFormat, table: TableRef, queries: list[Query],
+              expected: dict[str, list[tuple]], repeats: int, mode: str = "snapshot",
+              check: bool = True) -> dict[str, dict[str, Any]]:
+    """Run each dashboard query ``repeats`` times; every answer must equal the expected one.
+
+    Raises:
+        WrongAnswer: an answer differs (a fast wrong answer is a failure, not a result).
+    """
+    relation = fmt.relation(spark, table, mode)
+    out: dict[str, dict[str, Any]] = {}
+    for query in queries:
+        sql = query.sql.format(table=relation)
+        seconds, answer = [], None
+        for _ in range(repeats):
+            took, rows = timed(lambda: spark.sql(sql).collect())
+            seconds.append(took)
+            answer = normalize(rows)
+        ok = answer == expected[query.name]
+        if check and not ok:
+            raise WrongAnswer(f"{fmt.config_id} {mode} read {query.name}: got {answer[:5]}, expected "
+                              f"{expected[query.name][:5]}")
+        out[query.name] = {"seconds": seconds, **summarize(seconds), "rows": len(answer), "answer_ok": ok,
+                           "mode": mode}
+    return out
+
+
+@dataclass
+class Observation:
+    """Filesystem and metadata state taken before an operation, closed after it."""
+
+    fmt: TableFormat
+    table: TableRef
+    before: Listing
+    marker: object
+
+    @classmethod
+    def start(cls, fmt: TableFormat, table: TableRef) -> Observation:
+        return cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+
+    def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
+        """Bytes and files from the filesystem and from the format's metadata, and write amplification."""
+        after = list_files(self.table.location)
+        fs = diff(self.before, after, self.fmt.classify)
+        meta = self.fmt.describe_commits(self.table, self.marker)
+        record: dict[str, Any] = {
+            "filesystem": fs.as_dict(),
+            "metadata": meta.as_dict(),
+            "table_on_disk": table_size(after, self.fmt.classify),
+            "table_bytes_on_disk": after.bytes,
+        }
+        if logical_bytes:
+            record["logical_bytes"] = logical_bytes
+            record["write_amplification"] = fs.bytes_added / logical_bytes
+            record["write_amplification_metadata"] = meta.bytes_added / logical_bytes
+        return record

@@ -1,0 +1,116 @@
+"""Command-line options, shared by the pytest plugin (conftest.py) and ``python -m bench``.
+
+Each option has a ``parse_*`` validator so a bad value fails at start, in one line, before any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlparse
+
+from bench.exceptions import BadOption
+from bench.scales import PRESETS
+
+
+def parse_positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def parse_key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def parse_scale_param(text: str) -> tuple[str, int]:
+    key, value = parse_key_value(text)
+    return key, parse_positive_int(value)
+
+
+def parse_memory(text: str) -> str:
+    if not re.fullmatch(r"[1-9]\d*[kmgt]?", text.lower()):
+        raise argparse.ArgumentTypeError(f"expected a JVM memory size like 2g or 1536m, got {text!r}")
+    return text
+
+
+MASTER_PATTERN = re.compile(r"local(\[(\*|[1-9]\d*)(,\s*[1-9]\d*)?\])?|spark://.+|yarn|k8s://.+|mesos://.+")
+
+
+def parse_master(text: str) -> str:
+    if not MASTER_PATTERN.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a Spark master URL: {text!r} (local[*], local[N], spark://host:port, yarn, k8s://…)")
+    return text
+
+
+def check_master_reachable(master: str, timeout: float = 3.0) -> None:
+    """Fail fast on a standalone/k8s master nobody listens on (local and yarn need no check here).
+
+    Raises:
+        BadOption: the host:port does not accept connections.
+    """
+    targets = []
+    if master.startswith("spark://"):
+        for hostport in master[len("spark://"):].split(","):
+            host, _, port = hostport.rpartition(":")
+            targets.append((host or hostport, int(port) if port.isdigit() else 7077))
+    elif master.startswith("k8s://"):
+        url = urlparse(master[len("k8s://"):])
+        targets.append((url.hostname or "", url.port or 443))
+    for host, port in targets:
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                return
+        except OSError as err:
+            last = f"{host}:{port}: {err.strerror or err}"
+    if targets:
+        raise BadOption(f"Spark master {master} cannot be reached ({last})")
+
+
+def add_options(addoption: Callable[..., object]) -> None:
+    """Register cowmor's options on an argparse parser or a pytest option group (same signature)."""
+    addoption("--scale", metavar="NAME", default="small", choices=list(PRESETS),
+              help=f"scale preset: {', '.join(PRESETS)}. Default: %(default)r")
+    addoption("--formats", metavar="LIST", default="all",
+              help="comma-separated families (iceberg, hudi, delta) and/or configuration ids (iceberg-cow, …). "
+                   "Default: %(default)r")
+    addoption("--param", metavar="NAME=VALUE", action="append", type=parse_scale_param, default=[],
+              help="override one scale parameter (repeatable), e.g. --param hotfix_rows=50")
+    addoption("--seed", metavar="INT", type=int, default=42, help="data generator seed. Default: %(default)r")
+    addoption("--spark-master", metavar="URL", type=parse_master, default="local[*]",
+              help="Spark master: local[*], local[N], spark://host:port, yarn, k8s://…. Default: %(default)r")
+    addoption("--driver-memory", metavar="SIZE", type=parse_memory, default="2g",
+              help="spark.driver.memory. Default: %(default)r")
+    addoption("--shuffle-partitions", metavar="N", type=parse_positive_int, default=8,
+              help="spark.sql.shuffle.partitions. Default: %(default)r")
+    addoption("--spark-conf", metavar="KEY=VALUE", action="append", type=parse_key_value, default=[],
+              help="extra Spark setting for every family (repeatable); recorded with the results")
+    addoption("--warehouse", metavar="PATH", default=".cowmor-work",
+              help="workspace for generated data and tables; created and marked by cowmor, the only place "
+                   "it deletes anything. Default: %(default)r")
+    addoption("--jars-dir", metavar="DIR", type=Path, default=None,
+              help="folder holding the format jars (else $COWMOR_JARS_DIR, a PyPI package, or Maven)")
+    addoption("--maven-repo", metavar="URL", default="https://repo1.maven.org/maven2/",
+              help="Maven repository for spark.jars.packages. Default: %(default)r")
+    addoption("--results-dir", metavar="DIR", type=Path, default=Path("results"),
+              help="where runs are recorded, one folder per run. Default: %(default)r")
+    addoption("--run-id", metavar="ID", default=None, help="name of this run's folder (default: time-scale-random)")
+
+
+def scale_overrides(params: list[tuple[str, int]]) -> dict[str, int]:
+    overrides: dict[str, int] = {}
+    for key, value in params:
+        if key in overrides:
+            raise BadOption(f"--param {key} given twice")
+        overrides[key] = value
+    return overrides

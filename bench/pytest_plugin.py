@@ -1,0 +1,210 @@
+"""cowmor's pytest plugin: options, the run session, per-configuration fixtures and the run record.
+
+Loaded by the top-level conftest.py. Fixtures stay thin: they hand a scenario a Spark session of the
+right family, an adapter and the base data; the scenario does the measuring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
+from bench.formats import CONFIGS, FAMILIES
+from bench.options import add_options
+from bench.session import BenchSession
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.formats.base import TableFormat
+
+SESSION_KEY = pytest.StashKey[BenchSession]()
+OUTCOMES_KEY = pytest.StashKey[dict]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("cowmor", "cowmor benchmark harness")
+    add_options(group.addoption)
+
+
+class _RunJson:
+    """A file object for pytest-benchmark's JSON that opens results/<run-id>/benchmark.json only when written."""
+
+    def __init__(self, session: BenchSession) -> None:
+        self.session = session
+        self._fh = None
+
+    def __enter__(self):
+        self._fh = open(self.session.run_dir / "benchmark.json", "wb")
+        return self._fh
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+    def __str__(self) -> str:
+        return str(self.session.results_dir / self.session.run_id / "benchmark.json")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "merge_on_read: run only on configurations that merge on read")
+    config.addinivalue_line("markers", "spark: needs a JVM and Spark (deselect with -m 'not spark')")
+    try:
+        session = BenchSession.from_options(config.option)
+    except CowmorError as err:
+        raise pytest.UsageError(str(err)) from None
+    config.stash[SESSION_KEY] = session
+    config.stash[OUTCOMES_KEY] = {}
+    if getattr(config.option, "benchmark_json", None) is None:
+        config.option.benchmark_json = _RunJson(session)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "config_id" not in metafunc.fixturenames:
+        return
+    session = metafunc.config.stash[SESSION_KEY]
+    configs = session.configs
+    if metafunc.definition.get_closest_marker("merge_on_read"):
+        configs = [c for c in configs if c.merges_on_read]
+    metafunc.parametrize("config_id", [c.id for c in configs], ids=[c.id for c in configs])
+
+
+def _family_rank(item: pytest.Item) -> int:
+    callspec = getattr(item, "callspec", None)
+    config_id = callspec.params.get("config_id") if callspec else None
+    return list(FAMILIES).index(CONFIGS[config_id].family) if config_id else -1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group tests by format family (stable), so each family's JVM starts once."""
+    items.sort(key=_family_rank)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Record every configuration's outcome (and skip reason) as it happens; nothing is lost on a crash."""
+    outcome = yield
+    report = outcome.get_result()
+    callspec = getattr(item, "callspec", None)
+    config_id = callspec.params.get("config_id") if callspec else None
+    if config_id is None or (report.when != "call" and report.passed):
+        return
+    entry = {"nodeid": report.nodeid, "test": item.originalname, "config_id": config_id,
+             "params": {k: str(v) for k, v in callspec.params.items()}, "outcome": report.outcome,
+             "when": report.when, "duration_s": round(report.duration, 3)}
+    if report.skipped and isinstance(report.longrepr, tuple):
+        entry["reason"] = report.longrepr[2].removeprefix("Skipped: ")
+    elif report.failed:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        entry["reason"] = crash.message if crash else str(report.longrepr)[-500:]
+    outcomes = item.config.stash[OUTCOMES_KEY]
+    outcomes[report.nodeid] = entry
+    item.config.stash[SESSION_KEY].write_json("outcomes.json", list(outcomes.values()))
+
+
+def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:
+    session = config.stash[SESSION_KEY]
+    machine_info["cowmor"] = {"java": session.java, "jvm": session.apps.versions() or None}
+
+
+def pytest_benchmark_update_json(config: pytest.Config, benchmarks: list, output_json: dict) -> None:
+    """Make the JSON self-contained: the environment and every outcome (skips included) travel with it."""
+    session = config.stash[SESSION_KEY]
+    output_json["cowmor"] = {"environment": session.environment(),
+                             "outcomes": list(config.stash[OUTCOMES_KEY].values())}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    bench = session.config.stash.get(SESSION_KEY, None)
+    if bench is None:
+        return
+    bench.apps.stop()
+    if session.config.stash[OUTCOMES_KEY]:
+        bench.write_json("environment.json", bench.environment())
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    outcomes = config.stash.get(OUTCOMES_KEY, {})
+    if not outcomes:
+        return
+    bench = config.stash[SESSION_KEY]
+    skipped = {o["config_id"]: o["reason"] for o in outcomes.values() if o["outcome"] == "skipped"}
+    for config_id, reason in sorted(skipped.items()):
+        terminalreporter.write_line(f"cowmor: {config_id} skipped: {reason}", yellow=True)
+    terminalreporter.write_line(f"cowmor: run recorded in {bench.results_dir / bench.run_id}/", bold=True)
+
+
+# --- fixtures ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def cowmor(request: pytest.FixtureRequest) -> BenchSession:
+    return request.config.stash[SESSION_KEY]
+
+
+@pytest.fixture(scope="session")
+def progress(request: pytest.FixtureRequest):
+    """Print a progress line even while pytest captures output (long runs should say what they do)."""
+    capman = request.config.pluginmanager.getplugin("capturemanager")
+    reporter = request.config.pluginmanager.getplugin("terminalreporter")
+
+    def say(message: str) -> None:
+        if reporter is None:
+            return
+        with capman.global_and_fixture_disabled():
+            reporter.write_line(f"  · {message}")
+    return say
+
+
+@pytest.fixture(scope="session")
+def payments(cowmor: BenchSession, progress):
+    progress(f"base data: payments at scale {cowmor.scale.name} ({cowmor.scale.rows:,} rows, {cowmor.scale.files} files)")
+    return cowmor.payments()
+
+
+@dataclass
+class Lab:
+    """What a scenario needs for one configuration: the adapter, its Spark session, the run session."""
+
+    fmt: TableFormat
+    spark: SparkSession
+    session: BenchSession
+
+    def keys_view(self, name: str, keys: list[int], key: str = "txn_id") -> str:
+        self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)
+        return name
+
+
+@pytest.fixture
+def lab(config_id: str, cowmor: BenchSession, progress) -> Lab:
+    """Skip (with the reason) where the family's jars are missing; start its Spark app and warm it up."""
+    family = CONFIGS[config_id].family
+    try:
+        cowmor.resolution(family)
+    except MissingArtifact as err:
+        pytest.skip(str(err))
+    try:
+        if cowmor.apps.family != family:
+            progress(f"starting Spark application for {family} ({cowmor.spark_options.master})")
+        spark = cowmor.spark(family)
+    except JavaNotFound as err:
+        pytest.exit(str(err), returncode=3)
+    fmt = cowmor.adapter(config_id)
+    cowmor.warm_up(spark, fmt)
+    return Lab(fmt, spark, cowmor)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return []
+    return [f"cowmor: scale={session.scale.name} seed={session.seed} configs={','.join(c.id for c in session.configs)} "
+            f"master={session.spark_options.master} workspace={session.workspace.root}"]
+
+
+def results_path(config: pytest.Config) -> Path:
+    bench = config.stash[SESSION_KEY]
+    return bench.results_dir / bench.run_id

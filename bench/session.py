@@ -1,0 +1,196 @@
+"""One benchmark run: validated options, the workspace, jar resolutions, Spark applications, the record."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bench import artifacts
+from bench.datagen import PaymentsData, generate_payments
+from bench.exceptions import BadOption, MissingArtifact
+from bench.formats import CONFIGS, Config, adapter_class, make_adapter, select_configs
+from bench.options import check_master_reachable, scale_overrides
+from bench.scales import Scale, get_scale
+from bench.spark import SparkApps, SparkOptions, java_version
+from bench.workspace import Workspace
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.formats.base import TableFormat, TableRef
+
+PACKAGES = ("pyspark", "pyiceberg", "pytest-benchmark", "pandas", "pyarrow", "seaborn", "delta-spark",
+            "snowpark-connect-deps-iceberg")
+
+
+def new_run_id(scale: str) -> str:
+    return f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{scale}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class BenchSession:
+    scale: Scale
+    seed: int
+    configs: list[Config]
+    spark_options: SparkOptions
+    workspace: Workspace
+    results_dir: Path
+    run_id: str
+    jars_dir: Path | None = None
+    maven_repo: str = artifacts.MAVEN_CENTRAL
+    apps: SparkApps = field(init=False)
+    _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
+    _warm: set[str] = field(default_factory=set)
+    java: int | None = None
+
+    def __post_init__(self) -> None:
+        self.apps = SparkApps(self.spark_options)
+
+    @classmethod
+    def from_options(cls, ns: Any) -> BenchSession:
+        """Validate everything that can be checked before work starts.
+
+        Raises:
+            BadOption: any invalid option, in one line.
+        """
+        scale = get_scale(ns.scale, scale_overrides(ns.param))
+        configs = select_configs(ns.formats)
+        check_master_reachable(ns.spark_master)
+        if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
+            raise BadOption(f"--jars-dir {ns.jars_dir} is not a directory")
+        if "://" in str(ns.warehouse) and not str(ns.warehouse).startswith("file://"):
+            raise BadOption(f"--warehouse {ns.warehouse}: only local paths are supported by this version")
+        spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
+        return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
+                   workspace=Workspace(str(ns.warehouse).removeprefix("file://")), results_dir=Path(ns.results_dir),
+                   run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo)
+
+    # --- where things go -----------------------------------------------------------------
+    @property
+    def run_dir(self) -> Path:
+        path = self.results_dir / self.run_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def payments(self) -> PaymentsData:
+        s = self.scale
+        return generate_payments(self.workspace.data_dir, s.days, s.files_per_day, s.rows_per_file, self.seed)
+
+    # --- formats and Spark ---------------------------------------------------------------
+    def resolution(self, family: str) -> artifacts.Resolution:
+        """The family's jars, resolved once per run.
+
+        Raises:
+            MissingArtifact: the jars cannot be found (the caller skips the family with this message).
+        """
+        if family not in self._resolutions:
+            try:
+                self._resolutions[family] = artifacts.resolve(family, self.jars_dir, self.maven_repo)
+            except MissingArtifact as err:
+                self._resolutions[family] = err
+        found = self._resolutions[family]
+        if isinstance(found, MissingArtifact):
+            raise found
+        return found
+
+    def adapter(self, config_id: str) -> TableFormat:
+        return make_adapter(config_id, self.workspace.warehouse, self.scale.target_file_bytes)
+
+    def spark(self, family: str) -> SparkSession:
+        """The family's Spark application (starting it, and stopping another family's, if needed)."""
+        if self.java is None:
+            self.java = java_version()
+        resolution = self.resolution(family)
+        conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
+        return self.apps.get(family, conf | resolution.spark_conf())
+
+    def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | Any,
+                    key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
+        """Drop ``name`` (through the workspace) and create it again from the base data."""
+        location = self.workspace.warehouse / fmt.family
+        self.workspace.warehouse.mkdir(parents=True, exist_ok=True)
+        for path in location.rglob(name) if location.exists() else []:
+            if path.is_dir() and path.name == name:
+                self.workspace.remove(path)
+        frame = spark.read.parquet(str(data.path)) if isinstance(data, PaymentsData) else data
+        return fmt.create(spark, name, frame, key=key, partition_by=partition_by, ordering=ordering)
+
+    def warm_up(self, spark: SparkSession, fmt: TableFormat) -> None:
+        """Pay the JVM's first-create/first-merge cost (5-8 s) outside any measurement."""
+        if fmt.family in self._warm:
+            return
+        data = generate_payments(self.workspace.data_dir, 2, 1, 200, self.seed, progress=None)
+        table = self.fresh_table(spark, fmt, "warmup", data)
+        spark.createDataFrame([(data.hotfix_keys(3)[0],)], "txn_id bigint").createOrReplaceTempView("warmup_keys")
+        fmt.update(spark, table, "warmup_keys", {"status": "'WARM'"})
+        spark.sql(f"SELECT status, count(*) FROM {fmt.relation(spark, table)} GROUP BY status").collect()
+        self._warm.add(fmt.family)
+
+    # --- the record ----------------------------------------------------------------------
+    def environment(self) -> dict[str, Any]:
+        """Versions, machine, scale, seed and every Spark/table setting: recorded with the results."""
+        versions = {}
+        for name in PACKAGES:
+            try:
+                versions[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                versions[name] = None
+        families = sorted({c.family for c in self.configs})
+        formats: dict[str, Any] = {}
+        for family in families:
+            try:
+                formats[family] = {"status": "available", **self.resolution(family).as_dict()}
+            except MissingArtifact as err:
+                formats[family] = {"status": "skipped", "reason": str(err)}
+            formats[family]["artifacts"] = [a.coordinate for a in artifacts.FAMILY_ARTIFACTS[family]]
+        configs = {}
+        for config in self.configs:
+            fmt = self.adapter(config.id)
+            configs[config.id] = {"family": config.family, "mode": config.mode, "description": config.description,
+                                  "merges_on_read": config.merges_on_read,
+                                  "settings": [vars(s) for s in fmt.settings()]}
+        return {
+            "run_id": self.run_id,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "scale": self.scale.as_dict(), "seed": self.seed,
+            "python": platform.python_version(), "java": self.java, "jvm": self.apps.versions() or None,
+            "packages": versions, "formats": formats, "configs": configs,
+            "spark": {"master": self.spark_options.master, "conf": self.spark_options.base_conf("<family>")},
+            "machine": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
+                        "memory_bytes": _memory_bytes(), "node": platform.node()},
+            "workspace": str(self.workspace.root), "harness_commit": _git_commit(),
+        }
+
+    def write_json(self, name: str, payload: Any) -> Path:
+        path = self.run_dir / name
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(payload, indent=2, default=str))
+        os.replace(tmp, path)
+        return path
+
+
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _git_commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                              cwd=Path(__file__).parent).stdout.strip() or None
+    except OSError:
+        return None
+
+
+def config_family(config_id: str) -> str:
+    return CONFIGS[config_id].family
