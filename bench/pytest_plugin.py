@@ -64,8 +64,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "config_id" not in metafunc.fixturenames:
-        return
+    if "config_id" not in metafunc.fixturenames or any(
+            "config_id" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")):
+        return  # not a scenario, or the test parametrizes configurations itself
     session = metafunc.config.stash[SESSION_KEY]
     configs = session.configs
     if metafunc.definition.get_closest_marker("merge_on_read"):
@@ -79,9 +80,13 @@ def _family_rank(item: pytest.Item) -> int:
     return list(FAMILIES).index(CONFIGS[config_id].family) if config_id else -1
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group tests by format family (stable), so each family's JVM starts once."""
     items.sort(key=_family_rank)
+    bench_session = getattr(config, "_benchmarksession", None)
+    if bench_session is not None and isinstance(bench_session.json, _RunJson) and \
+            not any("benchmark" in getattr(item, "fixturenames", ()) for item in items):
+        bench_session.json = None  # nothing will be measured (unit tests): no results folder, no warning
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -91,7 +96,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = outcome.get_result()
     callspec = getattr(item, "callspec", None)
     config_id = callspec.params.get("config_id") if callspec else None
-    if config_id is None or (report.when != "call" and report.passed):
+    if config_id is None or "lab" not in item.fixturenames or (report.when != "call" and report.passed):
         return
     entry = {"nodeid": report.nodeid, "test": item.originalname, "config_id": config_id,
              "params": {k: str(v) for k, v in callspec.params.items()}, "outcome": report.outcome,

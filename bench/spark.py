@@ -120,3 +120,13 @@ class SparkApps:
         jvm = self.session.sparkContext._jvm
         return {"spark": self.session.version, "java": jvm.java.lang.System.getProperty("java.version"),
                 "scala": jvm.scala.util.Properties.versionNumberString()}
+
+
+if __name__ == "__main__":  # `python -m bench.spark`: the Makefile's one-line Java check
+    import sys
+
+    try:
+        print(f"java {java_version()}: ok")
+    except JavaNotFound as err:
+        print(f"cowmor: {err}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,48 @@
+# cowmor — two set-up commands: `make bench` and `make test` (see README.md)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+SCALE   ?= small
+FORMATS ?= all
+RUNS    ?= $(lastword $(sort $(wildcard results/*/benchmark.json)))
+ARGS    ?=
+
+.PHONY: install java bench test test-fast report clean distclean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[test]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+java: $(STAMP)
+	@$(BIN)/python -m bench.spark
+
+## the default benchmark: payments hotfix at the small scale, every available configuration, then the report
+bench: java
+	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(ARGS)
+
+## the test suite (unit tests + tiny end-to-end runs on real Spark)
+test: java
+	$(BIN)/python -m pytest tests
+
+## unit tests only (no JVM)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not spark"
+
+## HTML report of the newest run (or RUNS="results/<a> results/<b>")
+report: $(STAMP)
+	@test -n "$(RUNS)" || { echo "cowmor: no recorded run under results/ — run 'make bench' first"; exit 2; }
+	$(BIN)/python -m bench report $(RUNS)
+
+## remove generated tables, data and reports (recorded runs in results/ are kept)
+clean:
+	rm -rf .cowmor-work test-artifacts .benchmarks
+	find reports -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,161 @@
+"""Apache Hudi: COPY_ON_WRITE and MERGE_ON_READ (snapshot and read-optimized reads, explicit compaction)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.formats import hudi_timeline
+from bench.formats.base import DATA, LOG, METADATA, CommitInfo, Setting, TableFormat, TableRef
+from bench.formats.loading import one_task_per_input_file
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+DOC_QUICKSTART = "https://hudi.apache.org/docs/1.0.2/quick-start-guide"
+DOC_CONFIG = "https://hudi.apache.org/docs/1.0.2/configurations"
+DOC_COMPACTION = "https://hudi.apache.org/docs/1.0.2/compaction"
+DOC_PROCEDURES = "https://hudi.apache.org/docs/1.0.2/procedures#run_compaction"
+META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+                "_hoodie_file_name")
+
+
+class WriteOptions:
+    """Hudi datasource/write-client keys (1.0.2 names; ``ordering.fields`` only arrives in 1.1)."""
+
+    TABLE_NAME = "hoodie.table.name"
+    TABLE_TYPE = "hoodie.datasource.write.table.type"
+    RECORD_KEY = "hoodie.datasource.write.recordkey.field"
+    PARTITION_PATH = "hoodie.datasource.write.partitionpath.field"
+    PRECOMBINE = "hoodie.datasource.write.precombine.field"
+    OPERATION = "hoodie.datasource.write.operation"
+    QUERY_TYPE = "hoodie.datasource.query.type"
+
+
+MODES = {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}
+
+
+class HudiFormat(TableFormat):
+    family = "hudi"
+    modes = tuple(MODES)
+
+    @property
+    def read_modes(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("snapshot", "read_optimized") if self.mode == "mor" else ("snapshot",)
+
+    @classmethod
+    def spark_settings(cls, warehouse: Path) -> list[Setting]:
+        return [
+            Setting("spark", "spark.serializer", "org.apache.spark.serializer.KryoSerializer", DOC_QUICKSTART),
+            Setting("spark", "spark.kryo.registrator", "org.apache.spark.HoodieSparkKryoRegistrar", DOC_QUICKSTART),
+            Setting("spark", "spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension", DOC_QUICKSTART),
+            Setting("spark", "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog", DOC_QUICKSTART),
+        ]
+
+    def table_settings(self) -> list[Setting]:
+        w = WriteOptions
+        s = [
+            Setting("write", w.TABLE_TYPE, MODES[self.mode], DOC_CONFIG),
+            Setting("write", "hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.SimpleKeyGenerator", DOC_CONFIG),
+            Setting("write", "hoodie.datasource.write.hive_style_partitioning", "true", DOC_CONFIG),
+            Setting("write", "hoodie.parquet.max.file.size", str(self.target_file_bytes), DOC_CONFIG),
+            Setting("write", "hoodie.parquet.small.file.limit", str(100 * 1024 * 1024), DOC_CONFIG),  # Hudi's default, explicit
+            Setting("write", "hoodie.parquet.compression.codec", "snappy", DOC_CONFIG),
+            Setting("write", "hoodie.index.type", "SIMPLE", DOC_CONFIG),
+            Setting("write", "hoodie.metadata.enable", "true", DOC_CONFIG),
+            Setting("write", "hoodie.populate.meta.fields", "true", DOC_CONFIG),
+            Setting("write", "hoodie.bulkinsert.sort.mode", "NONE", DOC_CONFIG),  # keep the base layout
+            Setting("write", "hoodie.clean.automatic", "true", DOC_CONFIG),
+        ]
+        if self.mode == "mor":
+            # batch MoR writes turn inline compaction ON unless told otherwise (shared/DESIGN.md)
+            s.append(Setting("write", "hoodie.compact.inline", "false", DOC_COMPACTION))
+            s.append(Setting("compaction", "hoodie.compact.inline.max.delta.commits", "1", DOC_COMPACTION))
+        return s
+
+    def location(self, name: str) -> Path:
+        return self.warehouse / "hudi" / name
+
+    def _options(self, table: TableRef, operation: str) -> dict[str, str]:
+        w = WriteOptions
+        opts = {s.key: s.value for s in self.table_settings() if s.scope == "write"}
+        return opts | {w.TABLE_NAME: table.name, w.RECORD_KEY: table.key, w.PARTITION_PATH: table.partition_by,
+                       w.PRECOMBINE: table.ordering, w.OPERATION: operation}
+
+    def _write(self, table: TableRef, frame: DataFrame, operation: str, mode: str = "append") -> None:
+        frame.write.format("hudi").options(**self._options(table, operation)).mode(mode).save(str(table.location))
+
+    def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
+               ordering: str) -> TableRef:
+        """``bulk_insert`` for the initial load (Hudi's default ``upsert`` would be an unfair bulk load)."""
+        table = TableRef(name, self.location(name), key, partition_by, ordering)
+        with one_task_per_input_file(spark):
+            self._write(table, data, "bulk_insert", mode="overwrite")
+        return table
+
+    def _current_rows(self, spark: SparkSession, table: TableRef, keys_view: str,
+                      assignments: dict[str, str] | None = None) -> DataFrame:
+        """The table's current rows for the given keys, meta columns dropped, ``assignments`` applied."""
+        frame = self._reader(spark, table, "snapshot")
+        columns = [c for c in frame.columns if c not in META_COLUMNS]
+        frame.createOrReplaceTempView("_hudi_current")
+        select = ", ".join(f"{(assignments or {}).get(c, f't.{c}')} AS {c}" for c in columns)
+        return spark.sql(f"SELECT {select} FROM _hudi_current t JOIN {keys_view} s ON t.{table.key} = s.{table.key}")
+
+    def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
+        """An ``upsert`` of the changed rows; their ordering value is unchanged, and on a tie the incoming
+        record wins (DefaultHoodieRecordPayload / event-time ordering compares with ``<=``)."""
+        self._write(table, self._current_rows(spark, table, keys_view, assignments), "upsert")
+
+    def upsert(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
+        self._write(table, spark.table(rows_view), "upsert")
+
+    def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
+        self._write(table, self._current_rows(spark, table, keys_view), "delete")
+
+    def compact(self, spark: SparkSession, table: TableRef) -> None:
+        """Schedule and execute a compaction plan over every file slice with logs (MoR only)."""
+        if not self.merges_on_read:
+            super().compact(spark, table)
+        for s in self.table_settings():
+            if s.scope == "compaction":
+                spark.conf.set(s.key, s.value)
+        spark.sql(f"CALL run_compaction(op => 'scheduleandexecute', path => '{table.location}')")
+
+    def _reader(self, spark: SparkSession, table: TableRef, mode: str) -> DataFrame:
+        return spark.read.format("hudi").option(WriteOptions.QUERY_TYPE, mode).load(str(table.location))
+
+    def relation(self, spark: SparkSession, table: TableRef, mode: str = "snapshot") -> str:
+        self.check_read_mode(mode)
+        view = f"{table.name}_{mode}"
+        self._reader(spark, table, mode).createOrReplaceTempView(view)
+        return view
+
+    def commit_marker(self, table: TableRef) -> object:
+        return hudi_timeline.latest_instant(table.location)
+
+    def describe_commits(self, table: TableRef, since: object) -> CommitInfo:
+        total = CommitInfo(operation="")
+        for c in hudi_timeline.summaries_since(table.location, since):  # type: ignore[arg-type]
+            total.add(CommitInfo(
+                operation=("compaction" if c.is_compaction else c.action) + (f":{c.operation}" if c.operation else ""),
+                data_files_added=c.base_files_written, data_files_removed=c.base_files_replaced,
+                delete_files_added=c.log_files_written, delete_files_removed=c.log_files_compacted,
+                bytes_added=c.bytes_written, bytes_removed=c.log_bytes_compacted,
+                rows_changed=None if c.is_compaction else c.records_updated + c.records_deleted,
+                commits=1, raw=[c.as_dict()]))
+        return total
+
+    def live_files(self, spark: SparkSession, table: TableRef) -> dict[str, int]:
+        return hudi_timeline.live_files(table.location)
+
+    def classify(self, relpath: str) -> str:
+        name = relpath.rsplit("/", 1)[-1]
+        if relpath.startswith(".hoodie/") or name == ".hoodie_partition_metadata" or name.startswith(".hoodie_partition_metadata"):
+            return METADATA
+        if ".log." in name:
+            return LOG
+        return DATA if name.endswith((".parquet", ".orc", ".hfile")) else METADATA
+
+
+ADAPTER = HudiFormat

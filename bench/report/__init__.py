@@ -1,0 +1,1 @@
+"""HTML report: results/ -> reports/ (aggregate, then render)."""

@@ -1,0 +1,136 @@
+"""Read recorded runs (pytest-benchmark JSON with cowmor's extra_info) and flatten them into tidy frames.
+
+Never imports pyspark: the report reads only result files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.exceptions import BadOption
+
+
+@dataclass(frozen=True)
+class Run:
+    """One recorded run: its benchmark JSON, environment and outcomes (skips and failures included)."""
+
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def cowmor(self) -> dict[str, Any]:
+        return self.data.get("cowmor") or {}
+
+    @property
+    def environment(self) -> dict[str, Any]:
+        return self.cowmor.get("environment") or {}
+
+    @property
+    def outcomes(self) -> list[dict[str, Any]]:
+        return self.cowmor.get("outcomes") or []
+
+    @property
+    def run_id(self) -> str:
+        return self.environment.get("run_id") or self.path.parent.name
+
+    @property
+    def scale(self) -> str:
+        return (self.environment.get("scale") or {}).get("name", "?")
+
+    @property
+    def benchmarks(self) -> list[dict[str, Any]]:
+        return self.data.get("benchmarks") or []
+
+
+def load_run(path: Path | str) -> Run:
+    """Load ``results/<run-id>/`` or a benchmark JSON file.
+
+    Raises:
+        BadOption: a missing path or a file that is not a cowmor/pytest-benchmark JSON.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "benchmark.json"
+    if not path.exists():
+        raise BadOption(f"{path}: no such file (give a results/<run-id>/ folder or its benchmark.json)")
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BadOption(f"{path}: not JSON ({err})") from None
+    if not isinstance(data, dict) or "benchmarks" not in data or "machine_info" not in data:
+        raise BadOption(f"{path}: not a pytest-benchmark JSON (no 'benchmarks'/'machine_info')")
+    if "cowmor" not in data:
+        outcomes = path.parent / "outcomes.json"
+        env = path.parent / "environment.json"
+        data["cowmor"] = {"environment": json.loads(env.read_text()) if env.exists() else {},
+                          "outcomes": json.loads(outcomes.read_text()) if outcomes.exists() else []}
+    return Run(path, data)
+
+
+def _get(d: dict, *keys: str, default: Any = None) -> Any:
+    for key in keys:
+        if not isinstance(d, dict) or key not in d:
+            return default
+        d = d[key]
+    return d
+
+
+def operations(run: Run) -> pd.DataFrame:
+    """One row per measured operation (benchmark): timing stats and what it wrote."""
+    rows = []
+    for b in run.benchmarks:
+        x = b.get("extra_info") or {}
+        stats = b.get("stats") or {}
+        fs, meta = x.get("filesystem") or {}, x.get("metadata") or {}
+        rows.append({
+            "run_id": run.run_id, "scale": x.get("scale", run.scale), "scenario": x.get("scenario"),
+            "operation": x.get("operation"), "config_id": x.get("config_id"), "family": x.get("family"),
+            "mode": x.get("mode"), "param": x.get("param"), "name": b.get("name"),
+            "median_s": stats.get("median"), "min_s": stats.get("min"), "max_s": stats.get("max"),
+            "iqr_s": stats.get("iqr"), "stddev_s": stats.get("stddev"), "rounds": stats.get("rounds"),
+            "fs_bytes_added": fs.get("bytes_added"), "fs_files_added": fs.get("files_added"),
+            "fs_bytes_removed": fs.get("bytes_removed"), "fs_files_removed": fs.get("files_removed"),
+            "fs_data_bytes_added": _get(fs, "data", "bytes_added"), "fs_data_files_added": _get(fs, "data", "files_added"),
+            "fs_delete_bytes_added": (_get(fs, "delete", "bytes_added", default=0) or 0) + (_get(fs, "log", "bytes_added", default=0) or 0),
+            "fs_delete_files_added": (_get(fs, "delete", "files_added", default=0) or 0) + (_get(fs, "log", "files_added", default=0) or 0),
+            "fs_metadata_bytes_added": _get(fs, "metadata", "bytes_added"),
+            "meta_bytes_added": meta.get("bytes_added"), "meta_bytes_removed": meta.get("bytes_removed"),
+            "meta_data_files_added": meta.get("data_files_added"), "meta_data_files_removed": meta.get("data_files_removed"),
+            "meta_delete_files_added": meta.get("delete_files_added"), "meta_delete_files_removed": meta.get("delete_files_removed"),
+            "rows_changed_reported": meta.get("rows_changed"), "rows_changed_verified": x.get("rows_changed_verified"),
+            "write_amplification": x.get("write_amplification"), "logical_bytes": x.get("logical_bytes"),
+            "table_bytes_on_disk": x.get("table_bytes_on_disk"),
+            "live_data_files_after": _get(x, "live_files_after", "data_files"),
+            "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
+            "answers_verified": x.get("answers_verified"),
+        })
+    return pd.DataFrame(rows)
+
+
+def reads(run: Run) -> pd.DataFrame:
+    """One row per (operation, phase, query): read latencies before/after changes and after compaction."""
+    rows = []
+    for b in run.benchmarks:
+        x = b.get("extra_info") or {}
+        for phase in ("reads_before", "reads_after", "reads_after_compaction"):
+            for query, r in (x.get(phase) or {}).items():
+                rows.append({"run_id": run.run_id, "scenario": x.get("scenario"), "operation": x.get("operation"),
+                             "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
+                             "query": query, "mode": r.get("mode"), "median_s": r.get("median"),
+                             "min_s": r.get("min"), "max_s": r.get("max"), "n": r.get("n"),
+                             "answer_ok": r.get("answer_ok")})
+    return pd.DataFrame(rows)
+
+
+def outcomes(run: Run) -> pd.DataFrame:
+    frame = pd.DataFrame(run.outcomes)
+    if frame.empty:
+        return pd.DataFrame(columns=["config_id", "test", "outcome", "reason"])
+    if "reason" not in frame:
+        frame["reason"] = None
+    return frame

@@ -1,0 +1,50 @@
+"""The short text table ``make bench`` ends with."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bench.report import load
+
+
+def human_bytes(n: float | None) -> str:
+    if n is None or pd.isna(n):
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str) -> float | None:
+    sel = reads[(reads.config_id == config_id) & (reads.operation == operation) & (reads.phase == phase)] if not reads.empty else reads
+    return None if sel.empty else float(sel["median_s"].sum())
+
+
+def text_summary(run: load.Run) -> str:
+    ops = load.operations(run)
+    reads = load.reads(run)
+    outcomes = load.outcomes(run)
+    lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
+    header = f"{'configuration':<13} {'operation':<11} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
+    lines += [header, "-" * len(header)]
+    for _, r in ops.sort_values(["scenario", "operation", "config_id"]).iterrows():
+        before = _read_median(reads, r.config_id, r.operation, "before")
+        after = _read_median(reads, r.config_id, r.operation, "after") or _read_median(reads, r.config_id, r.operation, "after_compaction")
+        dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")
+        removed = (r.meta_data_files_removed or 0) + (r.meta_delete_files_removed or 0)
+        amp = f"{r.write_amplification:,.0f}x" if pd.notna(r.write_amplification) else "-"
+        lines.append(f"{r.config_id:<13} {r.operation:<11} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
+                     f"{human_bytes(r.fs_bytes_added):>9} {int(r.fs_data_files_added or 0):>6} {int(r.fs_delete_files_added or 0):>5} "
+                     f"{int(removed):>12} {amp:>9} {dash:>21}")
+    skipped = outcomes[outcomes.outcome == "skipped"].drop_duplicates("config_id") if not outcomes.empty else outcomes
+    failed = outcomes[outcomes.outcome == "failed"] if not outcomes.empty else outcomes
+    for _, o in skipped.iterrows():
+        lines.append(f"SKIPPED {o.config_id}: {o.reason}")
+    for _, o in failed.iterrows():
+        lines.append(f"FAILED  {o.config_id} ({o.test}): {o.reason}")
+    lines.append("")
+    lines.append("written = bytes added to the table directory (filesystem); +data/+del = data and delete/DV/log files added; "
+                 "-files(meta) = files the commit removed per the format's metadata; write amp = written / bytes of the changed rows")
+    return "\n".join(lines)

@@ -1,0 +1,111 @@
+"""Tiny end-to-end runs on real Spark and real Iceberg, checked through the recorded JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.spark
+ICEBERG = ("iceberg-cow", "iceberg-mor", "iceberg-dv")
+
+
+def _bench(record, test, config_id):
+    for b in record["json"]["benchmarks"]:
+        if b["name"] == f"{test}[{config_id}]":
+            return b
+    raise AssertionError(f"{test}[{config_id}] not recorded; have {[b['name'] for b in record['json']['benchmarks']]}")
+
+
+@pytest.mark.parametrize("config_id", ICEBERG)
+def test_hotfix_update_is_recorded_fully(tiny_run, config_id):
+    b = _bench(tiny_run, "test_hotfix_update", config_id)
+    x = b["extra_info"]
+    assert b["stats"]["rounds"] == 2 and b["stats"]["min"] > 0
+    assert x["rows_targeted"] == x["rows_changed_verified"] == 12 and x["row_count"] == 12 * 3 * 800
+    assert x["answers_verified"] is True
+    for phase in ("reads_before", "reads_after"):
+        assert set(x[phase]) == {"revenue_last_7_days", "status_totals", "point_lookup"}
+        assert all(r["answer_ok"] and r["median"] > 0 for r in x[phase].values())
+    assert x["filesystem"]["bytes_added"] > 0 and x["metadata"]["bytes_added"] > 0
+    assert x["write_amplification"] > 1
+    assert len(x["rounds"]) == 2
+    # deterministic: every round wrote the same number of files
+    assert len({r["filesystem"]["files_added"] for r in x["rounds"]}) == 1
+    assert {s["key"] for s in x["settings"]} >= {"format-version", "write.update.mode", "write.target-file-size-bytes"}
+    assert x["base"]["files"] == 36 and x["live_files_before"]["data_files"] == 36  # layout kept: 1 file per input file
+
+
+def test_copy_on_write_rewrites_data_files(tiny_run):
+    x = _bench(tiny_run, "test_hotfix_update", "iceberg-cow")["extra_info"]
+    meta, fs = x["metadata"], x["filesystem"]
+    assert meta["data_files_removed"] > 0 and meta["delete_files_added"] == 0 and meta["rows_changed"] is None
+    assert fs["delete"]["files_added"] == 0 and fs["data"]["files_added"] == meta["data_files_added"]
+    assert fs["data"]["bytes_added"] == meta["bytes_added"]  # filesystem and metadata agree on data bytes
+    assert fs["bytes_removed"] == 0  # old files stay on disk until expire_snapshots
+
+
+def test_merge_on_read_adds_delete_files_and_removes_none(tiny_run):
+    mor = _bench(tiny_run, "test_hotfix_update", "iceberg-mor")["extra_info"]
+    dv = _bench(tiny_run, "test_hotfix_update", "iceberg-dv")["extra_info"]
+    cow = _bench(tiny_run, "test_hotfix_update", "iceberg-cow")["extra_info"]
+    for x in (mor, dv):
+        assert x["metadata"]["data_files_removed"] == 0 and x["metadata"]["delete_files_added"] > 0
+        assert x["metadata"]["rows_changed"] == 12
+        assert x["live_files_after"]["delete_files"] == x["metadata"]["delete_files_added"]
+    assert mor["filesystem"]["delete"]["files_added"] == mor["metadata"]["delete_files_added"]  # one per touched file
+    assert dv["filesystem"]["delete"]["files_added"] == 1  # every DV of the commit in one Puffin file
+    assert "added-dvs" in dv["metadata"]["raw"][0]
+    assert dv["filesystem"]["delete"]["bytes_added"] < mor["filesystem"]["delete"]["bytes_added"]
+    assert mor["filesystem"]["data"]["bytes_added"] < cow["filesystem"]["data"]["bytes_added"]
+
+
+def test_all_configurations_agree_on_every_answer(tiny_run):
+    answers = {}
+    for config_id in ICEBERG:
+        x = _bench(tiny_run, "test_hotfix_update", config_id)["extra_info"]
+        answers[config_id] = {q: (r["rows"], r["answer_ok"]) for q, r in x["reads_after"].items()}
+    assert len({str(a) for a in answers.values()}) == 1
+
+
+@pytest.mark.parametrize("config_id", ("iceberg-mor", "iceberg-dv"))
+def test_compaction_clears_deletes(tiny_run, config_id):
+    x = _bench(tiny_run, "test_hotfix_compaction", config_id)["extra_info"]
+    assert x["live_files_after"]["delete_files"] == 0 and x["live_files_before"]["delete_files"] > 0
+    assert x["metadata"]["delete_files_removed"] == x["live_files_before"]["delete_files"]
+    assert all(r["answer_ok"] for r in x["reads_after_compaction"].values())
+
+
+def test_unavailable_families_are_skipped_with_their_reason(tiny_run):
+    outcomes = tiny_run["json"]["cowmor"]["outcomes"]
+    skipped = {o["config_id"]: o["reason"] for o in outcomes if o["outcome"] == "skipped"}
+    assert set(skipped) == {"hudi-cow", "hudi-mor", "delta-cow", "delta-dv"}
+    assert "org.apache.hudi:hudi-spark3.5-bundle_2.12:1.0.2" in skipped["hudi-mor"]
+    assert "io.delta:delta-spark_2.12:3.3.2" in skipped["delta-dv"] and "--jars-dir" in skipped["delta-dv"]
+    assert not [b for b in tiny_run["json"]["benchmarks"] if b["extra_info"].get("family") in ("hudi", "delta")]
+    assert "SKIPPED" in tiny_run["stdout"] and "hudi-spark3.5-bundle_2.12" in tiny_run["stdout"]
+    env = tiny_run["json"]["cowmor"]["environment"]
+    assert env["formats"]["delta"]["status"] == "skipped" and env["formats"]["iceberg"]["status"] == "available"
+
+
+def test_environment_is_recorded(tiny_run):
+    env = tiny_run["json"]["cowmor"]["environment"]
+    assert env["scale"]["name"] == "tiny" and env["seed"] == 42 and env["java"] >= 11
+    assert env["packages"]["pyspark"] == "3.5.9" and env["formats"]["iceberg"]["source"].startswith("pypi:")
+    assert env["spark"]["conf"]["spark.sql.parquet.compression.codec"] == "snappy"
+    assert (tiny_run["run_dir"] / "environment.json").exists() and (tiny_run["run_dir"] / "outcomes.json").exists()
+
+
+def test_one_jvm_per_family(tmp_path):
+    """Stopping a family's application really stops its JVM, so the next family starts clean."""
+    from bench.spark import SparkApps, SparkOptions
+
+    apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
+    try:
+        first = apps.get("iceberg", {})
+        pid1 = first.sparkContext._jvm.ProcessHandle.current().pid()
+        gateway_proc = first.sparkContext._gateway.proc
+        apps.stop()
+        assert gateway_proc.poll() is not None  # the JVM process has exited
+        second = apps.get("delta", {"spark.app.name": "second"})
+        assert second.sparkContext._jvm.ProcessHandle.current().pid() != pid1
+    finally:
+        apps.stop()

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from bench.exceptions import BadOption
+from bench.formats import select_configs
+from bench.options import (check_master_reachable, parse_key_value, parse_master, parse_memory, parse_positive_int,
+                           scale_overrides)
+from tests.conftest import ROOT
+
+
+@pytest.mark.parametrize("text", ["local", "local[*]", "local[2]", "spark://h:7077", "yarn", "k8s://https://h:6443"])
+def test_master_urls_accepted(text):
+    assert parse_master(text) == text
+
+
+@pytest.mark.parametrize("text", ["", "local[0]", "locl", "http://x"])
+def test_master_urls_rejected(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_master(text)
+
+
+def test_parsers():
+    assert parse_positive_int("3") == 3
+    for bad in ("0", "-1", "x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_positive_int(bad)
+    assert parse_key_value("a.b = c=d") == ("a.b", "c=d")
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_key_value("novalue")
+    assert parse_memory("2g") == "2g"
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_memory("lots")
+    with pytest.raises(BadOption):
+        scale_overrides([("rounds", 1), ("rounds", 2)])
+
+
+def test_formats_selection():
+    assert [c.id for c in select_configs("iceberg")] == ["iceberg-cow", "iceberg-mor", "iceberg-dv"]
+    assert len(select_configs("all")) == 7
+    assert [c.id for c in select_configs("delta-dv,iceberg-cow")] == ["iceberg-cow", "delta-dv"]
+    with pytest.raises(BadOption, match="unknown format"):
+        select_configs("iceberg,parquet")
+
+
+def test_unreachable_master_fails_fast():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(BadOption, match="cannot be reached"):
+        check_master_reachable(f"spark://127.0.0.1:{port}", timeout=1)
+    check_master_reachable("local[2]")
+
+
+def _pytest(*args: str, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_help_lists_the_options():
+    out = _pytest("--help").stdout
+    for option in ("--scale=NAME", "--formats=LIST", "--spark-master=URL", "--warehouse=PATH", "--jars-dir=DIR",
+                   "--param=NAME=VALUE", "--spark-conf=KEY=VALUE", "--benchmark-json"):
+        assert option in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scale", "huge"], "invalid choice: 'huge'"),
+    (["--formats", "parquet"], "unknown format or configuration 'parquet'"),
+    (["--param", "rounds=0"], "must be a positive integer"),
+    (["--spark-master", "spark://127.0.0.1:1"], "cannot be reached"),
+    (["--warehouse", "/"], "refusing"),
+])
+def test_bad_options_stop_before_any_work(args, message, tmp_path):
+    proc = _pytest("scenarios", "--collect-only", "--results-dir", str(tmp_path), *args)
+    assert proc.returncode != 0
+    assert message in proc.stderr + proc.stdout
+    assert not any(tmp_path.iterdir())  # nothing was recorded
+
+
+def test_cli_rejects_bad_options_in_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "bench", "run", "--formats", "parquet", "--results-dir", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "unknown format" in proc.stderr

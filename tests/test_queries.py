@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pandas as pd
+
+from bench.queries import normalize, payments_queries
+
+
+def test_normalize_makes_spark_and_pandas_comparable():
+    assert normalize([("A", 2, Decimal("1.5")), ("B", 1, Decimal("2"))]) == [("A", 2, "1.50"), ("B", 1, "2.00")]
+    assert normalize([(dt.date(2026, 1, 2),)]) == [("2026-01-02",)]
+
+
+def test_expected_answers_by_hand():
+    frame = pd.DataFrame({
+        "txn_id": [1, 2, 3, 4], "merchant_id": [10, 10, 11, 12], "amount_cents": [100, 250, 5, 1000],
+        "status": ["SETTLED", "SETTLED", "FAILED", "SETTLED"],
+        "settled_date": [dt.date(2026, 1, 1), dt.date(2026, 1, 9), dt.date(2026, 1, 10), dt.date(2026, 1, 10)],
+    })
+    q = {x.name: x for x in payments_queries(dt.date(2026, 1, 10), lookup_id=3)}
+    assert q["revenue_last_7_days"].expected(frame) == [("FAILED", 1, "0.05"), ("SETTLED", 2, "12.50")]
+    assert q["status_totals"].expected(frame) == [("FAILED", 1, "0.05", 1), ("SETTLED", 3, "13.50", 2)]
+    assert q["point_lookup"].expected(frame) == [(3, "FAILED", "0.05")]
+    assert "DATE '2026-01-04'" in q["revenue_last_7_days"].sql

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import pytest
+
+from bench.exceptions import BadOption
+from bench.scales import PRESETS, get_scale
+
+
+def test_presets_grow_and_seed_matches_the_seed_story():
+    assert PRESETS["tiny"].rows < PRESETS["small"].rows < PRESETS["medium"].rows < PRESETS["seed"].rows
+    seed = PRESETS["seed"]
+    assert seed.hotfix_rows == 1200 and abs(seed.files - 4800) < 100 and seed.days == 90
+
+
+def test_small_has_several_hundred_files():
+    assert 300 <= PRESETS["small"].files <= 1000
+
+
+def test_override_applies_and_is_recorded():
+    scale = get_scale("tiny", {"hotfix_rows": 5, "rounds": 1})
+    assert (scale.hotfix_rows, scale.rounds) == (5, 1)
+    assert scale.as_dict()["hotfix_rows"] == 5
+
+
+@pytest.mark.parametrize("name, overrides, message", [
+    ("huge", {}, "unknown scale 'huge'"),
+    ("tiny", {"nope": 1}, "unknown scale parameter 'nope'"),
+    ("tiny", {"rounds": 0}, "positive integer"),
+    ("tiny", {"hotfix_rows": 10**9}, "exceeds"),
+])
+def test_bad_scales_fail_in_one_line(name, overrides, message):
+    with pytest.raises(BadOption, match=message) as err:
+        get_scale(name, overrides)
+    assert "\n" not in str(err.value)

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bench.exceptions import UnsafePath
+from bench.workspace import MARKER, Workspace
+
+
+def test_creates_and_marks(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    assert (ws.root / MARKER).is_file()
+    table = ws.warehouse / "iceberg" / "t"
+    table.mkdir(parents=True)
+    (table / "f.parquet").write_bytes(b"x")
+    ws.remove(table)
+    assert not table.exists()
+
+
+def test_refuses_a_non_empty_unmarked_directory(tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(UnsafePath, match="not empty"):
+        Workspace(tmp_path)
+    assert (tmp_path / "precious.txt").exists()
+
+
+def test_refuses_root():
+    with pytest.raises(UnsafePath):
+        Workspace("/")
+
+
+def test_refuses_paths_outside(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "data").write_text("x")
+    for target in (outside, tmp_path, Path("/"), ws.root, ws.root / ".." / "outside"):
+        with pytest.raises(UnsafePath):
+            ws.remove(target)
+    assert (outside / "data").exists() and ws.root.exists()
+
+
+def test_refuses_symlink_pointing_out(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "data").write_text("x")
+    link = ws.root / "link"
+    os.symlink(outside, link)
+    with pytest.raises(UnsafePath, match="symlink"):
+        ws.remove(link)
+    with pytest.raises(UnsafePath):
+        ws.remove(link / "data")  # resolves outside
+    assert (outside / "data").exists()
+
+
+def test_removing_the_marker_revokes_ownership(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    (ws.root / "t").mkdir()
+    (ws.root / MARKER).unlink()
+    with pytest.raises(UnsafePath):
+        ws.remove(ws.root / "t")
