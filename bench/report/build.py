@@ -1,0 +1,280 @@
+"""Build the HTML report: recorded runs -> one self-contained page (charts embedded) + a CSV of the data."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import html
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from bench.exceptions import BadOption
+from bench.report import charts, claims as claims_mod, load
+from bench.report.costmodel import SEED_PROFILES, Costs, Profile, break_even, cheaper_above, parse_profile, recommend
+from bench.report.summary import human_bytes
+
+CSS = (Path(__file__).with_name("report.css")).read_text()
+
+
+def _img(png: bytes, alt: str, out: Path, name: str) -> str:
+    (out / "charts").mkdir(parents=True, exist_ok=True)
+    (out / "charts" / f"{name}.png").write_bytes(png)
+    return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>'
+
+
+def _table(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, classes="data", border=0, na_rep="–", escape=True)
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+def costs_of(ops: pd.DataFrame, reads: pd.DataFrame, scenario: str = "payments_hotfix") -> dict[str, Costs]:
+    """W, R, C per configuration from one scenario's update and compaction records."""
+    out: dict[str, Costs] = {}
+    updates = ops[(ops.scenario == scenario) & (ops.operation == "update")]
+    for _, u in updates.iterrows():
+        after = reads[(reads.config_id == u.config_id) & (reads.operation == "update") & (reads.phase == "after")]
+        if after.empty:
+            continue
+        comp = ops[(ops.scenario == scenario) & (ops.operation == "compaction") & (ops.config_id == u.config_id)]
+        post = reads[(reads.config_id == u.config_id) & (reads.phase == "after_compaction")]
+        out[u.config_id] = Costs(u.config_id, float(u.median_s), float(after.median_s.mean()),
+                                 float(comp.median_s.iloc[0]) if not comp.empty else 0.0,
+                                 float(post.median_s.mean()) if not post.empty else None)
+    return out
+
+
+def _samples(run: load.Run, operation: str) -> pd.DataFrame:
+    rows = []
+    for b in run.benchmarks:
+        x = b.get("extra_info") or {}
+        if x.get("operation") == operation and x.get("scenario") == "payments_hotfix":
+            rows += [{"config_id": x["config_id"], "seconds": s} for s in (b["stats"].get("data") or [b["stats"]["median"]])]
+    return pd.DataFrame(rows)
+
+
+def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame) -> str:
+    env = run.environment
+    packages = env.get("packages") or {}
+    jvm = env.get("jvm") or {}
+    facts = pd.DataFrame([
+        ("run", run.run_id), ("created", env.get("created")), ("scale", f"{run.scale} ({(env.get('scale') or {}).get('rows', '?'):,} rows, {(env.get('scale') or {}).get('files', '?')} files)" if isinstance((env.get('scale') or {}).get('rows'), int) else run.scale),
+        ("seed", env.get("seed")), ("Spark", jvm.get("spark") or packages.get("pyspark")), ("Java", jvm.get("java") or env.get("java")),
+        ("Python", env.get("python")), ("formats", ", ".join(f"{k}: {v.get('status')} ({v.get('source', '')})" for k, v in (env.get("formats") or {}).items())),
+        ("machine", f"{(env.get('machine') or {}).get('cpus')} cores, {((env.get('machine') or {}).get('memory_bytes') or 0) / 2**30:.0f} GiB, {(env.get('machine') or {}).get('platform')}"),
+        ("Spark master", (env.get("spark") or {}).get("master")),
+    ], columns=["", "value"])
+    outcomes = load.outcomes(run)
+    configs = []
+    for config_id, info in (env.get("configs") or {}).items():
+        mine = outcomes[outcomes.config_id == config_id] if not outcomes.empty else outcomes
+        if mine.empty:
+            status, reason = "not run", ""
+        elif (mine.outcome == "failed").any():
+            status, reason = "FAILED", "; ".join(mine[mine.outcome == "failed"].reason.astype(str))
+        elif (mine.outcome == "skipped").all():
+            status, reason = "skipped", mine.reason.iloc[0]
+        else:
+            status, reason = "measured", ""
+        configs.append({"configuration": config_id, "description": info.get("description"), "status": status, "reason": reason})
+    status = pd.DataFrame(configs)
+    body = [_table(facts), "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
+    body += ["<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured")]
+    if len({r.scale for r in runs}) > 1:
+        body.insert(0, '<p class="warn">These runs were made at different scales: '
+                    + html.escape(", ".join(f"{r.run_id} = {r.scale}" for r in runs)) + ". Compare them with care.</p>")
+    return "".join(body)
+
+
+def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
+    upd = ops[ops.operation == "update"]
+    if upd.empty:
+        return _note("no update measured in this run")
+    parts = [_img(charts.latency_by_config(_samples(run, "update"), "Hotfix update latency"), "update latency", out, "update_latency")]
+    stacked = pd.DataFrame({"config_id": upd.config_id, "data": upd.fs_data_bytes_added,
+                            "deletes / DVs / logs": upd.fs_delete_bytes_added, "metadata": upd.fs_metadata_bytes_added})
+    parts.append(_img(charts.stacked_bytes(stacked, "Bytes written by the update"), "bytes written", out, "bytes_written"))
+    files = upd[["config_id", "median_s", "fs_bytes_added", "fs_data_files_added", "fs_delete_files_added",
+                 "meta_data_files_removed", "meta_delete_files_added", "meta_bytes_added", "meta_bytes_removed",
+                 "fs_bytes_removed", "write_amplification", "rows_changed_reported", "rows_changed_verified"]].copy()
+    files["fs_bytes_added"] = files.fs_bytes_added.map(human_bytes)
+    files["meta_bytes_added"] = files.meta_bytes_added.map(human_bytes)
+    files["meta_bytes_removed"] = files.meta_bytes_removed.map(human_bytes)
+    files["fs_bytes_removed"] = files.fs_bytes_removed.map(human_bytes)
+    files["write_amplification"] = files.write_amplification.map(lambda v: f"{v:,.0f}x" if pd.notna(v) else "–")
+    files["median_s"] = files.median_s.map(lambda v: f"{v:.2f}")
+    files.columns = ["configuration", "median s", "written (fs)", "+data files", "+delete files/DVs/logs",
+                     "-data files (meta)", "+delete files (meta)", "written (meta)", "removed (meta)", "removed (fs)",
+                     "write amplification", "rows changed (format)", "rows changed (verified)"]
+    parts.append(_table(files))
+    parts.append(_note("Filesystem columns diff the table directory before and after; metadata columns come from the "
+                       "format's own commit record. They disagree on purpose: replaced files stay on disk until "
+                       "snapshot expiry / VACUUM / cleaning, so 'removed (fs)' is 0 where metadata removes files. "
+                       "Write amplification = bytes written ÷ (rows changed × average bytes per row of the base data)."))
+    return "".join(parts)
+
+
+def section_read(reads: pd.DataFrame, out: Path) -> str:
+    if reads.empty:
+        return _note("no reads measured in this run")
+    per_phase = reads.groupby(["config_id", "phase"], as_index=False).median_s.mean()
+    order = {"before": 0, "after": 1, "after_compaction": 2}
+    per_phase = per_phase.sort_values(["config_id", "phase"], key=lambda s: s.map(order) if s.name == "phase" else s)
+    chart = charts.grouped_bars(per_phase, "config_id", "median_s", "phase",
+                                "Dashboard read latency (mean of query medians)", "seconds")
+    pivot = reads.pivot_table(index=["config_id", "query"], columns="phase", values="median_s", aggfunc="mean").reset_index()
+    if {"before", "after"} <= set(pivot.columns):
+        pivot["overhead after update"] = (pivot["after"] - pivot["before"]).map(lambda v: f"{v * 1000:+.0f} ms")
+    for col in ("before", "after", "after_compaction"):
+        if col in pivot:
+            pivot[col] = pivot[col].map(lambda v: f"{v:.3f}" if pd.notna(v) else "–")
+    return _img(chart, "read latency", out, "read_latency") + _table(pivot) + _note(
+        "Each query's latency is the median of its repeats; 'before' pools every round's fresh table. "
+        "All answers were checked against pandas on the generated data.")
+
+
+def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
+    rows, rates = [], {}
+    for b in run.benchmarks:
+        x = b.get("extra_info") or {}
+        for step in x.get("series") or []:
+            rows.append({"config_id": x["config_id"], "scenario": x.get("scenario"), **step})
+        if "degradation_rate" in x:
+            rates[x["config_id"]] = x["degradation_rate"]
+    if not rows:
+        return _note("No sequence scenario (dinner peak / degradation) in these runs: run "
+                     "scenarios/test_degradation.py or test_dinner_peak.py to draw the curve."), rates
+    frame = pd.DataFrame(rows)
+    parts = []
+    for scenario, group in frame.groupby("scenario"):
+        if "read_s" in group:
+            parts.append(_img(charts.series(group, "batch", "read_s", f"{scenario}: read latency vs un-compacted batches",
+                                            "batches applied without compaction", "seconds"), scenario, out, f"series_{scenario}"))
+    if rates:
+        parts.append(_table(pd.DataFrame([{"configuration": k, "degradation rate (mean relative change per batch)": f"{v:+.1%}"}
+                                          for k, v in sorted(rates.items())])))
+    return "".join(parts), rates
+
+
+def section_break_even(costs: dict[str, Costs], profiles: list[Profile], out: Path) -> tuple[str, pd.DataFrame]:
+    if len(costs) < 1:
+        return _note("no configuration with both an update and reads measured"), pd.DataFrame()
+    k_default = 10
+    ratios = [10 ** (i / 10) for i in range(-20, 61)]
+    curves = pd.DataFrame([{"config_id": c.config_id, "reads_per_write": r, "seconds": c.total(r, k_default)}
+                           for c in costs.values() for r in ratios])
+    pairs, crossings = [], []
+    for family in ("iceberg", "hudi", "delta"):
+        cow = costs.get(f"{family}-cow")
+        for other in (f"{family}-mor", f"{family}-dv"):
+            if cow and other in costs:
+                r = break_even(cow, costs[other], k_default)
+                winner = cheaper_above(cow, costs[other])
+                pairs.append({"pair": f"{cow.config_id} vs {other}",
+                              "break-even reads per write": f"{r:,.1f}" if r else "none",
+                              "cheaper above it": winner if r else f"{min((cow, costs[other]), key=lambda c: c.total(1, k_default)).config_id} at every ratio"})
+                if r:
+                    crossings.append((r, cow.total(r, k_default), f"{cow.config_id} = {other} at {r:,.0f}"))
+    chart = charts.break_even_lines(curves, crossings, [(p.name, p.reads_per_write) for p in profiles])
+    recs = []
+    for p in profiles:
+        ranked = recommend(list(costs.values()), p)
+        best, runner = ranked[0], ranked[1] if len(ranked) > 1 else None
+        recs.append({"workload": p.name, "reads per write": f"{p.reads_per_write:,.4g}",
+                     "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": best[0],
+                     "cost per write cycle": f"{best[1]:,.2f} s",
+                     "runner-up": f"{runner[0]} (+{(runner[1] / best[1] - 1):.0%})" if runner else "–",
+                     "source": p.source})
+    inputs = pd.DataFrame([{"configuration": c.config_id, "W update s": f"{c.write_s:.3f}", "R read s": f"{c.read_s:.3f}",
+                            "C compaction s": f"{c.compaction_s:.3f}",
+                            "read after compaction s": f"{c.read_after_compaction_s:.3f}" if c.read_after_compaction_s else "–"}
+                           for c in costs.values()])
+    formula = ("T(r) = W + r·R + C/k per write cycle; r = reads per write, k = writes per compaction (10 in the chart; "
+               "each profile sets its own). W = median hotfix update, R = mean over the dashboard queries of their median "
+               "latency after the update (the un-compacted state: an upper bound for merge-on-read between compactions), "
+               "C = median compaction (0 for copy-on-write). Break-even r* = (W_a + C_a/k − W_b − C_b/k) / (R_b − R_a).")
+    html_parts = [_img(chart, "break-even", out, "break_even"), "<h3>Break-even per pair</h3>", _table(pd.DataFrame(pairs)) if pairs else _note("no CoW/MoR pair measured"),
+                  "<h3>Recommendation per workload</h3>", _table(pd.DataFrame(recs)), "<h3>Model inputs</h3>", _table(inputs),
+                  f'<p class="formula">{html.escape(formula)}</p>',
+                  _note("Costs come from the payments hotfix (a scattered update). A profile whose updates look "
+                        "different (e.g. the dinner peak's tiny batches) is approximated by it; read the ranking, not the seconds.")]
+    return "".join(html_parts), pd.DataFrame(recs)
+
+
+def section_compare(runs: list[load.Run]) -> str:
+    if len(runs) < 2:
+        return ""
+    base, *others = runs
+    a = load.operations(base).set_index(["config_id", "operation"])
+    parts = []
+    for other in others:
+        b = load.operations(other).set_index(["config_id", "operation"])
+        joined = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
+        rows = [{"configuration": cid, "operation": op, f"median {base.run_id}": f"{r.median_s_a:.3f}",
+                 f"median {other.run_id}": f"{r.median_s_b:.3f}", "ratio B/A": f"{r.median_s_b / r.median_s_a:.2f}",
+                 "spread A (IQR/median)": f"{(r.iqr_s_a or 0) / r.median_s_a:.0%}", "spread B": f"{(r.iqr_s_b or 0) / r.median_s_b:.0%}",
+                 "bytes written B/A": f"{r.fs_bytes_added_b / r.fs_bytes_added_a:.2f}" if r.fs_bytes_added_a else "–"}
+                for (cid, op), r in joined.iterrows()]
+        label = "" if base.scale == other.scale else f' <span class="warn">different scales: {base.scale} vs {other.scale}</span>'
+        parts.append(f"<h3>{html.escape(base.run_id)} → {html.escape(other.run_id)}{label}</h3>" + _table(pd.DataFrame(rows)))
+    return "".join(parts)
+
+
+def build_report(paths: list[Path], out: Path | None = None, profiles: list[str] | None = None) -> Path:
+    """Read the runs, write ``<out>/index.html``, ``<out>/charts/*.png`` and ``<out>/results.csv``.
+
+    Raises:
+        BadOption: unreadable input, or runs with no results at all.
+    """
+    runs = [load.load_run(p) for p in paths]
+    extra = [parse_profile(p) for p in profiles or []]
+    run = runs[-1]
+    if not run.benchmarks and not run.outcomes:
+        raise BadOption(f"{run.path}: the run has no results (no benchmark and no recorded outcome)")
+    if len({r.scale for r in runs}) > 1:
+        warnings.warn(f"comparing runs at different scales: {', '.join(r.scale for r in runs)}", stacklevel=2)
+    out = Path(out) if out else Path("reports") / run.run_id
+    out.mkdir(parents=True, exist_ok=True)
+    ops, reads = load.operations(run), load.reads(run)
+    costs = costs_of(ops, reads) if not ops.empty else {}
+    over_time, rates = section_over_time(run, out)
+    breakeven, recs = section_break_even(costs, [*SEED_PROFILES, *extra], out) if costs else (_note("nothing to model"), pd.DataFrame())
+    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates)])
+    verdicts = pd.DataFrame()
+    if not ops.empty:
+        upd = ops[ops.operation == "update"]
+        verdicts = pd.DataFrame([
+            {"scenario": "payments hotfix", "question": "fastest update", "answer": upd.loc[upd.median_s.idxmin(), "config_id"]},
+            {"scenario": "payments hotfix", "question": "fewest bytes written", "answer": upd.loc[upd.fs_bytes_added.idxmin(), "config_id"]},
+            *([{"scenario": "payments hotfix", "question": "fastest dashboard after the update",
+                "answer": min(costs.values(), key=lambda c: c.read_s).config_id}] if costs else []),
+            *({"scenario": "recommendation", "question": r["workload"], "answer": r["recommended"]} for _, r in recs.iterrows()),
+        ])
+    csv = pd.concat([ops.assign(kind="operation"), reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
+    csv.to_csv(out / "results.csv", index=False)
+    sections = [
+        ("summary", "1. Summary", section_summary(runs, run, verdicts)),
+        ("write", "2. Write cost", section_write(run, ops, out) if not ops.empty else _note("nothing measured")),
+        ("read", "3. Read cost", section_read(reads, out)),
+        ("time", "4. Over time", over_time),
+        ("breakeven", "5. Break-even and recommendation", breakeven),
+        ("claims", "6. Claims check", _table(claims)),
+        ("raw", "7. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
+                               f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
+    ]
+    compare = section_compare(runs)
+    if compare:
+        sections.append(("compare", "8. Comparing runs", compare))
+    nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
+    body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
+    page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — {html.escape(run.run_id)}</title>"
+            f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
+            f"<header><h1>cowmor: copy-on-write vs merge-on-read vs deletion vectors</h1>"
+            f"<p>{html.escape(run.run_id)} · scale {html.escape(run.scale)} · generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC</p>"
+            f"<nav>{nav}</nav></header><main>{body}</main></body></html>")
+    (out / "index.html").write_text(page)
+    return out / "index.html"

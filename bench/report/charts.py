@@ -1,0 +1,78 @@
+"""Seaborn charts, returned as PNG bytes so the page can embed them (no server, no network)."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+sns.set_theme(style="whitegrid", context="notebook")
+PALETTE = {"iceberg-cow": "#1f4e79", "iceberg-mor": "#4f8fd6", "iceberg-dv": "#9cc3ee",
+           "hudi-cow": "#7a3b00", "hudi-mor": "#e08a2c", "delta-cow": "#1b5e20", "delta-dv": "#66bb6a"}
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def latency_by_config(samples: pd.DataFrame, title: str) -> bytes:
+    """Every round as a dot, the median as a bar: spread is visible, not hidden in an error bar."""
+    order = [c for c in PALETTE if c in set(samples.config_id)]
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    sns.barplot(samples, x="config_id", y="seconds", hue="config_id", order=order, palette=PALETTE,
+                estimator="median", errorbar=None, ax=ax, legend=False)
+    sns.stripplot(samples, x="config_id", y="seconds", order=order, color="black", size=4, ax=ax)
+    ax.set(xlabel="", ylabel="seconds (bar = median, dots = rounds)", title=title)
+    return _png(fig)
+
+
+def stacked_bytes(frame: pd.DataFrame, title: str) -> bytes:
+    """Bytes written per configuration, split into data / delete files & DVs & logs / metadata."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    plot = frame.set_index("config_id")[["data", "deletes / DVs / logs", "metadata"]] / 1024
+    plot.plot(kind="bar", stacked=True, ax=ax, color=["#4c72b0", "#dd8452", "#b0b0b0"], rot=0)
+    ax.set(xlabel="", ylabel="KiB written (filesystem)", title=title)
+    return _png(fig)
+
+
+def grouped_bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, ylabel: str, log: bool = False) -> bytes:
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    sns.barplot(frame, x=x, y=y, hue=hue, ax=ax, errorbar=None)
+    if log:
+        ax.set_yscale("log")
+    ax.set(xlabel="", ylabel=ylabel, title=title)
+    ax.legend(fontsize=8, title=None)
+    return _png(fig)
+
+
+def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str) -> bytes:
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=PALETTE, ax=ax)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    return _png(fig)
+
+
+def break_even_lines(curves: pd.DataFrame, crossings: list[tuple[float, float, str]], profiles: list[tuple[str, float]]) -> bytes:
+    """Total cost per write cycle against reads per write (log-log), crossovers and profiles marked."""
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    sns.lineplot(curves, x="reads_per_write", y="seconds", hue="config_id", palette=PALETTE, ax=ax)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for x, y, label in crossings:
+        ax.plot([x], [y], marker="X", color="crimson", markersize=9)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 6), fontsize=7, color="crimson")
+    for name, ratio in profiles:
+        ax.axvline(ratio, color="grey", linestyle=":", linewidth=1)
+        ax.text(ratio, ax.get_ylim()[0] * 1.3, name, rotation=90, fontsize=7, color="dimgrey", va="bottom")
+    ax.set(xlabel="reads per write (dashboard queries per update)", ylabel="seconds per write cycle",
+           title="Total cost vs read:write ratio")
+    return _png(fig)

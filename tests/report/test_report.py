@@ -1,0 +1,115 @@
+"""The report, built from a real tiny run made in this test session, checked as data and as a rendered page."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+
+import pytest
+
+from bench.exceptions import BadOption
+from bench.report import load
+from bench.report.build import build_report
+from tests.conftest import ARTIFACTS
+
+SECTIONS = ("1. Summary", "2. Write cost", "3. Read cost", "4. Over time", "5. Break-even and recommendation",
+            "6. Claims check", "7. Raw data")
+
+
+@pytest.fixture(scope="module")
+def report(tiny_run, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    index = build_report([tiny_run["run_dir"]], out, profiles=["lakehouse:reads_per_write=50,writes_per_compaction=5"])
+    return index
+
+
+def test_flattening_is_tidy(tiny_run):
+    run = load.load_run(tiny_run["run_dir"])
+    ops = load.operations(run)
+    assert set(ops.config_id) == {"iceberg-cow", "iceberg-mor", "iceberg-dv"}
+    assert len(ops) == len(run.benchmarks) and ops.median_s.gt(0).all()
+    assert (ops[ops.operation == "update"].rows_changed_verified == 12).all()
+    reads = load.reads(run)
+    assert set(reads.phase) == {"before", "after", "after_compaction"} and reads.answer_ok.all()
+    assert set(load.outcomes(run).query("outcome == 'skipped'").config_id) == {"hudi-cow", "hudi-mor", "delta-cow", "delta-dv"}
+
+
+@pytest.mark.spark
+def test_every_section_and_chart(report):
+    page = report.read_text()
+    for title in SECTIONS:
+        assert f">{title}<" in page
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(images) >= 4
+    for data in images:
+        png = base64.b64decode(data)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    charts = list((report.parent / "charts").glob("*.png"))
+    assert charts and all(p.stat().st_size > 5000 for p in charts)
+    assert "http://" not in page and "https://" not in page.split("</style>")[0]  # self-contained, no network
+    for config_id in ("hudi-mor", "delta-dv"):
+        assert re.search(rf"<td>{config_id}</td>\s*<td>[^<]*</td>\s*<td>skipped</td>", page)
+    assert "Razorpay monthly settlements" in page and "lakehouse" in page
+    assert "T(r) = W + r·R + C/k" in page
+    assert (report.parent / "results.csv").stat().st_size > 0
+
+
+@pytest.mark.spark
+def test_page_renders_in_chromium(report):
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    if not chromium or not driver_bin:
+        pytest.skip("Debian packages chromium and chromium-driver are not installed (.ci/run installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_bin), options=options)
+    try:
+        driver.get(report.as_uri())
+        assert driver.title.startswith("cowmor")
+        sizes = driver.execute_script(
+            "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().height])")
+        assert sizes and all(done and width > 0 and height > 0 for done, width, height in sizes)
+        sections = driver.execute_script("return Array.from(document.querySelectorAll('section h2')).map(h => h.textContent)")
+        assert list(sections[:7]) == list(SECTIONS)
+        severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not severe, severe
+        height = driver.execute_script("return document.body.scrollHeight")
+        driver.set_window_size(1280, min(height, 16000))
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "report.png"))
+        assert (ARTIFACTS / "report.png").stat().st_size > 20000
+    finally:
+        driver.quit()
+
+
+def test_bad_inputs_fail_in_one_line(tmp_path, tiny_run):
+    with pytest.raises(BadOption, match="no such file"):
+        build_report([tmp_path / "missing"], tmp_path / "out")
+    (tmp_path / "x.json").write_text("{not json")
+    with pytest.raises(BadOption, match="not JSON"):
+        build_report([tmp_path / "x.json"], tmp_path / "out")
+    (tmp_path / "y.json").write_text(json.dumps({"hello": 1}))
+    with pytest.raises(BadOption, match="not a pytest-benchmark JSON"):
+        build_report([tmp_path / "y.json"], tmp_path / "out")
+    (tmp_path / "z.json").write_text(json.dumps({"benchmarks": [], "machine_info": {}, "cowmor": {"outcomes": []}}))
+    with pytest.raises(BadOption, match="no results"):
+        build_report([tmp_path / "z.json"], tmp_path / "out")
+
+
+def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
+    data = json.loads((tiny_run["run_dir"] / "benchmark.json").read_text())
+    data["cowmor"]["environment"]["scale"]["name"] = "small"  # a relabelled copy made by this test
+    data["cowmor"]["environment"]["run_id"] = "relabelled"
+    (tmp_path / "other.json").write_text(json.dumps(data))
+    with pytest.warns(UserWarning, match="different scales"):
+        index = build_report([tiny_run["run_dir"], tmp_path / "other.json"], tmp_path / "out")
+    page = index.read_text()
+    assert "different scales" in page and "8. Comparing runs" in page
