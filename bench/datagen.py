@@ -129,27 +129,31 @@ class PaymentsData:
                 "seed": self.seed, "generator_version": GENERATOR_VERSION}
 
 
-def generate_payments(data_dir: Path, days: int, files_per_day: int, rows_per_file: int, seed: int,
-                      progress=print) -> PaymentsData:
-    """Write the dataset under ``data_dir`` unless a complete copy is already there; return it."""
-    shape = {"table": "payments", "v": GENERATOR_VERSION, "days": days, "files_per_day": files_per_day,
-             "rows_per_file": rows_per_file, "seed": seed}
+def write_once(data_dir: Path, table: str, shape: dict, files, progress=print) -> Path:
+    """Write ``files`` ((name, arrow table) pairs) under a folder named by ``shape``'s hash, unless a complete
+    copy is already there (a manifest written last marks it complete)."""
+    shape = {"table": table, "v": GENERATOR_VERSION, **shape}
     digest = hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:12]
-    path = Path(data_dir) / f"payments-{digest}"
-    data = PaymentsData(path, days, files_per_day, rows_per_file, seed)
+    path = Path(data_dir) / f"{table}-{digest}"
     manifest = path / "_manifest.json"  # "_" prefix: Spark skips it when reading the folder
     if manifest.is_file():
-        return data
+        return path
     path.mkdir(parents=True, exist_ok=True)
-    total = days * files_per_day
-    for day in range(days):
-        for file_no in range(files_per_day):
-            target = path / f"part-{day:03d}-{file_no:03d}.parquet"
-            pq.write_table(payments_file(seed, day, file_no, files_per_day, rows_per_file), target, compression="snappy")
-        done = (day + 1) * files_per_day
-        if progress and ((day + 1) % 30 == 0 or day + 1 == days):
-            progress(f"generated payments {done}/{total} files")
+    count = 0
+    for count, (name, data) in enumerate(files, start=1):
+        pq.write_table(data, path / name, compression="snappy")
+        if progress and count % 120 == 0:
+            progress(f"generated {table}: {count} files")
     tmp = path / "_manifest.json.tmp"
-    tmp.write_text(json.dumps(shape | {"rows": data.rows}, indent=2))
-    os.replace(tmp, manifest)  # written last: a partial dataset is never taken for complete
-    return data
+    tmp.write_text(json.dumps(shape | {"files": count}, indent=2))
+    os.replace(tmp, manifest)
+    return path
+
+
+def generate_payments(data_dir: Path, days: int, files_per_day: int, rows_per_file: int, seed: int,
+                      progress=print) -> PaymentsData:
+    """Write the payments dataset under ``data_dir`` unless a complete copy is already there; return it."""
+    files = ((f"part-{day:03d}-{file_no:03d}.parquet", payments_file(seed, day, file_no, files_per_day, rows_per_file))
+             for day in range(days) for file_no in range(files_per_day))
+    shape = {"days": days, "files_per_day": files_per_day, "rows_per_file": rows_per_file, "seed": seed}
+    return PaymentsData(write_once(data_dir, "payments", shape, files, progress), days, files_per_day, rows_per_file, seed)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.exceptions import WrongAnswer
 from bench.probe import Listing, diff, list_files, table_size
-from bench.queries import Query, normalize
+from bench.queries import Query, money, normalize
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -82,3 +82,25 @@ class Observation:
             record["write_amplification"] = fs.bytes_added / logical_bytes
             record["write_amplification_metadata"] = meta.bytes_added / logical_bytes
         return record
+
+
+def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_keys: list[int], total_rows: int,
+                columns: tuple[str, ...] = ("status", "amount")) -> dict[str, Any]:
+    """The table equals the expected state: the row count, and every changed key's columns exactly.
+
+    Raises:
+        WrongAnswer: a missing, extra or different row.
+    """
+    count = spark.sql(f"SELECT COUNT(*) FROM {relation}").collect()[0][0]
+    if count != total_rows:
+        raise WrongAnswer(f"{relation}: {count} rows, expected {total_rows}")
+    ids = ",".join(str(int(k)) for k in changed_keys)
+    got = normalize(spark.sql(f"SELECT {key}, {', '.join(columns)} FROM {relation} WHERE {key} IN ({ids})").collect())
+    cents = "amount_cents" if "amount" in columns else None
+    want_frame = expected[expected[key].isin(changed_keys)]
+    want = normalize([tuple([int(getattr(r, key))] + [money(getattr(r, cents)) if c == "amount" else getattr(r, c) for c in columns])
+                      for r in want_frame.itertuples()])
+    if got != want:
+        diff_rows = [w for w in want if w not in got][:3]
+        raise WrongAnswer(f"{relation}: {len([w for w in want if w not in got])} changed rows differ, e.g. expected {diff_rows}")
+    return {"row_count": count, "rows_changed_verified": len(got)}

@@ -87,3 +87,31 @@ def payments_queries(last_day: dt.date, lookup_id: int) -> list[Query]:
               lambda f: normalize([(int(r.txn_id), r.status, money(r.amount_cents))
                                    for r in f[f["txn_id"] == lookup_id].itertuples()])),
     ]
+
+
+def settlement_queries(lookup_ids: list[int]) -> list[Query]:
+    """Finance dashboards on monthly settlements: merchant x month aggregates, top-N, status mix, lookups."""
+
+    def merchant_month(f: pd.DataFrame) -> list[tuple]:
+        month = pd.to_datetime(f["settled_date"]).dt.month
+        g = f.assign(month=month).groupby(["merchant_id", "month"])["amount_cents"].agg(["size", "sum"])
+        return normalize([(int(m), int(mo), int(n), money(s)) for (m, mo), (n, s) in g.iterrows()])
+
+    def top_merchants(f: pd.DataFrame) -> list[tuple]:
+        g = f.groupby("merchant_id")["amount_cents"].sum().reset_index()
+        g = g.sort_values(["amount_cents", "merchant_id"], ascending=[False, True]).head(10)
+        return normalize([(int(r.merchant_id), money(r.amount_cents)) for r in g.itertuples()])
+
+    queries = [
+        Query("merchant_month_totals", "SELECT merchant_id, month(settled_date), COUNT(*), SUM(amount) FROM {table} "
+              "GROUP BY merchant_id, month(settled_date)", merchant_month),
+        Query("top10_merchants", "SELECT merchant_id, SUM(amount) AS revenue FROM {table} GROUP BY merchant_id "
+              "ORDER BY revenue DESC, merchant_id LIMIT 10", top_merchants),
+        Query("status_mix", "SELECT status, COUNT(*), SUM(amount) FROM {table} GROUP BY status",
+              lambda f: _by_status(f, with_merchants=False)),
+    ]
+    for i, txn in enumerate(lookup_ids):
+        queries.append(Query(f"lookup_{i}", f"SELECT txn_id, status, amount FROM {{table}} WHERE txn_id = {txn}",
+                             lambda f, txn=txn: normalize([(int(r.txn_id), r.status, money(r.amount_cents))
+                                                           for r in f[f["txn_id"] == txn].itertuples()])))
+    return queries

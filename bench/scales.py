@@ -23,7 +23,10 @@ class Scale:
     read_repeats: int
     # the same target file size for every format (bytes)
     target_file_bytes: int = 128 * 1024 * 1024
-    # dinner peak / degradation / settlements / sweep (scenarios beyond the hotfix)
+    # dinner peak: order_events table of orders_days x orders_files_per_day files
+    orders_days: int = 7
+    orders_files_per_day: int = 4
+    orders_rows_per_file: int = 5000
     peak_batches: int = 6
     peak_updates_per_batch: int = 40
     peak_inserts_per_batch: int = 40
@@ -48,15 +51,18 @@ class Scale:
 PRESETS: dict[str, Scale] = {
     # CI: seconds per configuration
     "tiny": Scale("tiny", days=12, files_per_day=3, rows_per_file=800, hotfix_rows=12, rounds=2, read_repeats=2,
+                  orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
                   peak_batches=4, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=3, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=12),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
+                    orders_days=14, orders_files_per_day=8,
                     peak_batches=10, peak_updates_per_batch=200, peak_inserts_per_batch=200, peak_reads_per_batch=3,
                     degradation_batches=8, settlement_rows_per_batch=100, settlement_reads=60),
     # the seeds' own sizes (1,200 rows over ~4,800 files, ~6 GB): for a cluster
     "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=20000, hotfix_rows=1200, rounds=3, read_repeats=3,
+                  orders_days=30, orders_files_per_day=32, orders_rows_per_file=20000,
                   peak_batches=16, peak_updates_per_batch=2500, peak_inserts_per_batch=2500, peak_reads_per_batch=1,
                   degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100),
 }
