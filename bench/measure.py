@@ -24,6 +24,12 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
+def degradation_rate(latencies: list[float]) -> float:
+    """LST-Bench's degradation rate: the mean of the relative change between consecutive measurements."""
+    steps = [(b - a) / a for a, b in zip(latencies, latencies[1:]) if a > 0]
+    return statistics.fmean(steps) if steps else 0.0
+
+
 def summarize(seconds: list[float]) -> dict[str, float]:
     return {"min": min(seconds), "median": statistics.median(seconds), "max": max(seconds), "n": len(seconds)}
 

@@ -18,7 +18,7 @@ import pytest
 
 from bench import orders
 from bench.exceptions import NotSupported
-from bench.measure import Observation, run_reads, timed, verify_rows
+from bench.measure import Observation, degradation_rate, run_reads, timed, verify_rows
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -110,8 +110,3 @@ def _staleness(lab, table, rows, expected) -> dict:
     stale = sum(1 for k, v in want.items() if got.get(k) != v)
     return {"seconds": seconds, "rows_in_batch": len(want), "rows_not_yet_visible": stale}
 
-
-def degradation_rate(latencies: list[float]) -> float:
-    """LST-Bench: the mean of the relative change between consecutive measurements."""
-    steps = [(b - a) / a for a, b in zip(latencies, latencies[1:]) if a > 0]
-    return float(np.mean(steps)) if steps else 0.0

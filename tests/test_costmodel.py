@@ -41,3 +41,10 @@ def test_profile_parsing():
     for bad in ("x:reads=1", "x:reads_per_write=-1", "x:reads_per_write=abc", "x:writes_per_compaction=3"):
         with pytest.raises(BadOption):
             parse_profile(bad)
+
+
+def test_degradation_rate_by_hand():
+    from bench.measure import degradation_rate
+
+    assert degradation_rate([1.0, 1.5, 1.5, 3.0]) == pytest.approx((0.5 + 0.0 + 1.0) / 3)
+    assert degradation_rate([2.0]) == 0.0

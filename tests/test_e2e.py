@@ -109,3 +109,55 @@ def test_one_jvm_per_family(tmp_path):
         assert second.sparkContext._jvm.ProcessHandle.current().pid() != pid1
     finally:
         apps.stop()
+
+
+def _infos(record, scenario):
+    return {b["extra_info"]["config_id"] + (f":{b['extra_info']['param']}" if b["extra_info"].get("param") else ""): b["extra_info"]
+            for b in record["json"]["benchmarks"] if b["extra_info"].get("scenario") == scenario}
+
+
+def test_dinner_peak_series_and_final_state(tiny_run):
+    infos = _infos(tiny_run, "dinner_peak")
+    assert set(infos) == set(ICEBERG)
+    for config_id, x in infos.items():
+        assert len(x["series"]) == 4 and all(s["upsert_s"] > 0 and s["read_s"] > 0 for s in x["series"])
+        assert x["row_count"] == 4 * 3 * 500 + 4 * 15 and x["rows_changed_verified"] > 0 and x["answers_verified"]
+        assert x["upsert_p50_s"] <= x["upsert_p95_s"] <= x["upsert_max_s"]
+        assert all(s["bytes_added"] > 0 and s["files_added"] > 0 for s in x["series"])
+    assert infos["iceberg-cow"]["compaction"]["skipped"]
+    for config_id in ("iceberg-mor", "iceberg-dv"):
+        c = infos[config_id]["compaction"]
+        assert c["seconds"] > 0 and c["live_files_before"]["delete_files"] > 0 and c["live_files_after"]["delete_files"] == 0
+        assert all(r["answer_ok"] for r in c["reads_after"].values())
+
+
+def test_degradation_records_the_curve(tiny_run):
+    infos = _infos(tiny_run, "degradation")
+    assert set(infos) == set(ICEBERG)
+    for x in infos.values():
+        assert len(x["series"]) == 3 and x["read_before_s"] > 0 and isinstance(x["degradation_rate"], float)
+    mor = infos["iceberg-mor"]
+    deletes = [s["live_files"]["delete_files"] for s in mor["series"]]
+    assert deletes == sorted(deletes) and deletes[-1] > deletes[0]  # un-compacted deletes pile up
+    assert mor["recovery"]["live_files_after"]["delete_files"] == 0 and mor["recovery"]["recovery_vs_start"] > 0
+    assert all(s["live_files"]["delete_files"] == 0 for s in infos["iceberg-cow"]["series"])
+
+
+def test_settlements_compare_with_a_never_updated_copy(tiny_run):
+    infos = _infos(tiny_run, "monthly_settlements")
+    assert set(infos) == set(ICEBERG)
+    for x in infos.values():
+        assert len(x["writes"]) == 2 and x["write_total_s"] > 0 and x["reads"]["reads"] == 12
+        assert x["read_total_s"] > 0 and x["read_total_pristine_s"] > 0
+        assert set(x["per_read_overhead_s"]) == set(x["reads"]["per_query_mean_s"])
+
+
+def test_update_sweep_points(tiny_run):
+    infos = _infos(tiny_run, "update_sweep")
+    assert len(infos) == 3 * 6
+    for key, x in infos.items():
+        assert x["rows_changed_verified"] == x["rows_targeted"] > 0
+    assert infos["iceberg-cow:clustered"]["files_touched"] <= 2 < infos["iceberg-cow:scattered"]["files_touched"]
+    assert infos["iceberg-cow:10pct"]["rows_targeted"] == round(12 * 3 * 800 * 0.1)
+    # copy-on-write rewrites more bytes for scattered rows than for the same number clustered
+    assert infos["iceberg-cow:scattered"]["filesystem"]["bytes_added"] > infos["iceberg-cow:clustered"]["filesystem"]["bytes_added"]

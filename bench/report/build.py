@@ -138,26 +138,88 @@ def section_read(reads: pd.DataFrame, out: Path) -> str:
 
 
 def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
-    rows, rates = [], {}
+    """Read latency against un-compacted batches (dinner peak, degradation), rates, recovery, staleness."""
+    rows, rates, extras = [], {}, []
     for b in run.benchmarks:
         x = b.get("extra_info") or {}
-        for step in x.get("series") or []:
-            rows.append({"config_id": x["config_id"], "scenario": x.get("scenario"), **step})
-        if "degradation_rate" in x:
-            rates[x["config_id"]] = x["degradation_rate"]
+        if x.get("scenario") not in ("dinner_peak", "degradation"):
+            continue
+        start = [{"batch": 0, "read_s": x["read_before_s"]}] if "read_before_s" in x else []
+        for step in start + (x.get("series") or []):
+            rows.append({"config_id": x["config_id"], "scenario": x["scenario"], "batch": step["batch"], "read_s": step["read_s"]})
+        rates[f"{x['scenario']}:{x['config_id']}"] = x.get("degradation_rate", 0.0)
+        rec, comp = x.get("recovery") or {}, x.get("compaction") or {}
+        ro = [s["read_optimized"] for s in x.get("series") or [] if "read_optimized" in s]
+        extras.append({"scenario": x["scenario"], "configuration": x["config_id"],
+                       "degradation rate": f"{x.get('degradation_rate', 0):+.1%}",
+                       "upsert p50 / p95 / max s": (f"{x['upsert_p50_s']:.2f} / {x['upsert_p95_s']:.2f} / {x['upsert_max_s']:.2f}"
+                                                    if "upsert_p50_s" in x else "–"),
+                       "compaction s": f"{rec.get('compaction_s', comp.get('seconds', float('nan'))):.2f}"
+                       if (rec.get("compaction_s") or comp.get("seconds")) else (rec.get("skipped") or comp.get("skipped") or "–")[:60],
+                       "recovery (read after compaction / before)": f"{rec['recovery_vs_start']:.2f}x" if "recovery_vs_start" in rec else "–",
+                       "read-optimized rows not yet visible": f"{sum(r['rows_not_yet_visible'] for r in ro)} of {sum(r['rows_in_batch'] for r in ro)}" if ro else "–"})
     if not rows:
         return _note("No sequence scenario (dinner peak / degradation) in these runs: run "
-                     "scenarios/test_degradation.py or test_dinner_peak.py to draw the curve."), rates
+                     "scenarios/test_degradation.py or test_dinner_peak.py to draw the curve."), {}
     frame = pd.DataFrame(rows)
     parts = []
     for scenario, group in frame.groupby("scenario"):
-        if "read_s" in group:
-            parts.append(_img(charts.series(group, "batch", "read_s", f"{scenario}: read latency vs un-compacted batches",
-                                            "batches applied without compaction", "seconds"), scenario, out, f"series_{scenario}"))
-    if rates:
-        parts.append(_table(pd.DataFrame([{"configuration": k, "degradation rate (mean relative change per batch)": f"{v:+.1%}"}
-                                          for k, v in sorted(rates.items())])))
-    return "".join(parts), rates
+        parts.append(_img(charts.series(group, "batch", "read_s", f"{scenario.replace('_', ' ')}: read latency vs un-compacted batches",
+                                        "batches applied without compaction (0 = before)", "seconds"), scenario, out, f"series_{scenario}"))
+    parts.append(_table(pd.DataFrame(extras)))
+    parts.append(_note("Degradation rate (LST-Bench): the mean relative change of the read latency between consecutive "
+                       "measurements. Recovery: read latency after compaction divided by the latency before any batch."))
+    return "".join(parts), {k.split(":", 1)[1]: v for k, v in rates.items() if k.startswith("degradation:")} or \
+        {k.split(":", 1)[1]: v for k, v in rates.items()}
+
+
+def section_sweep(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
+    """Update cost against the size of the update, and where merge-on-read starts to win."""
+    sweep = ops[ops.scenario == "update_sweep"]
+    if sweep.empty:
+        return ""
+    meta = {(b["extra_info"]["config_id"], b["extra_info"]["param"]): b["extra_info"] for b in run.benchmarks
+            if (b.get("extra_info") or {}).get("scenario") == "update_sweep"}
+    sweep = sweep.assign(rows_fraction=[meta[(c, p)]["rows_fraction"] for c, p in zip(sweep.config_id, sweep.param)],
+                         files_touched=[meta[(c, p)]["files_touched"] for c, p in zip(sweep.config_id, sweep.param)])
+    fractions = sweep[sweep.param.str.endswith("pct")]
+    parts = [_img(charts.series(fractions.rename(columns={"median_s": "seconds"}), "rows_fraction", "seconds",
+                                "Update latency vs share of rows updated (scattered)", "share of rows updated", "seconds", logx=True),
+                  "sweep", out, "update_sweep")]
+    rows = []
+    for family in ("iceberg", "hudi", "delta"):
+        cow = fractions[fractions.config_id == f"{family}-cow"].set_index("param")
+        for other in (f"{family}-mor", f"{family}-dv"):
+            oth = fractions[fractions.config_id == other].set_index("param")
+            if cow.empty or oth.empty:
+                continue
+            wins = [p for p in ("0.01pct", "0.1pct", "1pct", "10pct") if p in cow.index and p in oth.index
+                    and oth.loc[p, "median_s"] < cow.loc[p, "median_s"]]
+            rows.append({"pair": f"{family}-cow vs {other}", f"{other} faster at": ", ".join(wins) or "none",
+                         "CoW faster at": ", ".join(p for p in ("0.01pct", "0.1pct", "1pct", "10pct") if p in cow.index and p not in wins) or "none"})
+    pivot = sweep.pivot_table(index="param", columns="config_id", values="median_s").round(3).reset_index()
+    files = sweep.pivot_table(index="param", columns="config_id", values="fs_bytes_added").map(human_bytes).reset_index()
+    parts += [_table(pd.DataFrame(rows)) if rows else "", "<h4>median update seconds</h4>", _table(pivot),
+              "<h4>bytes written</h4>", _table(files),
+              _note("clustered = hotfix_rows consecutive rows (one or two files); scattered = the same count spread over the table.")]
+    return "<h3>Where merge-on-read starts to win (update sweep)</h3>" + "".join(parts)
+
+
+def section_settlements(run: load.Run) -> str:
+    rows = []
+    for b in run.benchmarks:
+        x = b.get("extra_info") or {}
+        if x.get("scenario") == "monthly_settlements":
+            rows.append({"configuration": x["config_id"], "adjustment batches": len(x["writes"]),
+                         "write total s": f"{x['write_total_s']:.2f}", "bytes written": human_bytes(x["write_bytes_total"]),
+                         "reads": x["reads"]["reads"], "read total s": f"{x['read_total_s']:.2f}",
+                         "same reads, never-updated copy s": f"{x['read_total_pristine_s']:.2f}",
+                         "mean per-read overhead": f"{x['mean_read_overhead_s'] * 1000:+.0f} ms"})
+    if not rows:
+        return ""
+    return "<h3>Monthly settlements: few writes, many reads</h3>" + _table(pd.DataFrame(rows)) + _note(
+        "Per-read overhead: mean latency of each dashboard query on the adjusted table minus the same query on a "
+        "never-updated copy of the same data.")
 
 
 def section_break_even(costs: dict[str, Costs], profiles: list[Profile], out: Path) -> tuple[str, pd.DataFrame]:
@@ -206,22 +268,52 @@ def section_break_even(costs: dict[str, Costs], profiles: list[Profile], out: Pa
 
 
 def section_compare(runs: list[load.Run]) -> str:
+    """Each later run against the first, benchmark by benchmark (ratio of medians, with each side's spread)."""
     if len(runs) < 2:
         return ""
     base, *others = runs
-    a = load.operations(base).set_index(["config_id", "operation"])
+    a = load.operations(base).set_index("name")
     parts = []
     for other in others:
-        b = load.operations(other).set_index(["config_id", "operation"])
-        joined = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
-        rows = [{"configuration": cid, "operation": op, f"median {base.run_id}": f"{r.median_s_a:.3f}",
-                 f"median {other.run_id}": f"{r.median_s_b:.3f}", "ratio B/A": f"{r.median_s_b / r.median_s_a:.2f}",
-                 "spread A (IQR/median)": f"{(r.iqr_s_a or 0) / r.median_s_a:.0%}", "spread B": f"{(r.iqr_s_b or 0) / r.median_s_b:.0%}",
-                 "bytes written B/A": f"{r.fs_bytes_added_b / r.fs_bytes_added_a:.2f}" if r.fs_bytes_added_a else "–"}
-                for (cid, op), r in joined.iterrows()]
+        joined = a.join(load.operations(other).set_index("name"), lsuffix="_a", rsuffix="_b", how="inner")
+        rows = [{"benchmark": name, f"median A s": f"{r.median_s_a:.3f}", f"median B s": f"{r.median_s_b:.3f}",
+                 "ratio B/A": f"{r.median_s_b / r.median_s_a:.2f}",
+                 "spread A (IQR/median)": f"{(r.iqr_s_a or 0) / r.median_s_a:.0%}",
+                 "spread B": f"{(r.iqr_s_b or 0) / r.median_s_b:.0%}",
+                 "bytes written B/A": f"{r.fs_bytes_added_b / r.fs_bytes_added_a:.2f}"
+                 if pd.notna(r.fs_bytes_added_a) and pd.notna(r.fs_bytes_added_b) and r.fs_bytes_added_a else "–"}
+                for name, r in joined.iterrows()]
         label = "" if base.scale == other.scale else f' <span class="warn">different scales: {base.scale} vs {other.scale}</span>'
-        parts.append(f"<h3>{html.escape(base.run_id)} → {html.escape(other.run_id)}{label}</h3>" + _table(pd.DataFrame(rows)))
+        title = f"<h3>A = {html.escape(base.run_id)} → B = {html.escape(other.run_id)}{label}</h3>"
+        parts.append(title + (_table(pd.DataFrame(rows)) if rows else _note("no benchmark in common")))
     return "".join(parts)
+
+
+def _verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs], recs: pd.DataFrame) -> list[dict]:
+    """One line per question a reader asks, answered from whatever scenarios the runs hold."""
+    out = []
+    upd = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")]
+    if not upd.empty:
+        out += [{"scenario": "payments hotfix", "question": "fastest update", "answer": upd.loc[upd.median_s.idxmin(), "config_id"]},
+                {"scenario": "payments hotfix", "question": "fewest bytes written", "answer": upd.loc[upd.fs_bytes_added.idxmin(), "config_id"]}]
+    if costs:
+        out.append({"scenario": "payments hotfix", "question": "fastest dashboard after the update",
+                    "answer": min(costs.values(), key=lambda c: c.read_s).config_id})
+    infos = [b.get("extra_info") or {} for b in run.benchmarks]
+    peak = [x for x in infos if x.get("scenario") == "dinner_peak"]
+    if peak:
+        out.append({"scenario": "dinner peak", "question": "lowest p95 upsert latency",
+                    "answer": min(peak, key=lambda x: x["upsert_p95_s"])["config_id"]})
+    settle = [x for x in infos if x.get("scenario") == "monthly_settlements"]
+    if settle:
+        out.append({"scenario": "monthly settlements", "question": "lowest total cost (writes + reads)",
+                    "answer": min(settle, key=lambda x: x["write_total_s"] + x["read_total_s"])["config_id"]})
+    degr = [x for x in infos if x.get("scenario") == "degradation"]
+    if degr:
+        out.append({"scenario": "degradation", "question": "slowest read degradation",
+                    "answer": min(degr, key=lambda x: x["degradation_rate"])["config_id"]})
+    out += [{"scenario": "recommendation", "question": r["workload"], "answer": r["recommended"]} for _, r in recs.iterrows()]
+    return out
 
 
 def build_report(paths: list[Path], out: Path | None = None, profiles: list[str] | None = None) -> Path:
@@ -232,7 +324,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     """
     runs = [load.load_run(p) for p in paths]
     extra = [parse_profile(p) for p in profiles or []]
-    run = runs[-1]
+    run = load.merge(runs)
     if not run.benchmarks and not run.outcomes:
         raise BadOption(f"{run.path}: the run has no results (no benchmark and no recorded outcome)")
     if len({r.scale for r in runs}) > 1:
@@ -246,20 +338,14 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates)])
     verdicts = pd.DataFrame()
     if not ops.empty:
-        upd = ops[ops.operation == "update"]
-        verdicts = pd.DataFrame([
-            {"scenario": "payments hotfix", "question": "fastest update", "answer": upd.loc[upd.median_s.idxmin(), "config_id"]},
-            {"scenario": "payments hotfix", "question": "fewest bytes written", "answer": upd.loc[upd.fs_bytes_added.idxmin(), "config_id"]},
-            *([{"scenario": "payments hotfix", "question": "fastest dashboard after the update",
-                "answer": min(costs.values(), key=lambda c: c.read_s).config_id}] if costs else []),
-            *({"scenario": "recommendation", "question": r["workload"], "answer": r["recommended"]} for _, r in recs.iterrows()),
-        ])
+        verdicts = pd.DataFrame(_verdicts(run, ops, costs, recs))
     csv = pd.concat([ops.assign(kind="operation"), reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
     csv.to_csv(out / "results.csv", index=False)
     sections = [
         ("summary", "1. Summary", section_summary(runs, run, verdicts)),
-        ("write", "2. Write cost", section_write(run, ops, out) if not ops.empty else _note("nothing measured")),
-        ("read", "3. Read cost", section_read(reads, out)),
+        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out) + section_sweep(run, ops, out))
+         if not ops.empty else _note("nothing measured")),
+        ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("time", "4. Over time", over_time),
         ("breakeven", "5. Break-even and recommendation", breakeven),
         ("claims", "6. Claims check", _table(claims)),

@@ -54,9 +54,13 @@ def grouped_bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, ylab
     return _png(fig)
 
 
-def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str) -> bytes:
+def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, logx: bool = False) -> bytes:
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
     sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=PALETTE, ax=ax)
+    if logx:
+        ax.set_xscale("log")
+    else:
+        ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     return _png(fig)
 

@@ -47,7 +47,7 @@ def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, flo
     else:
         claims.append(Claim("Choose copy-on-write when reads outnumber writes ~10:1", SEED, "no CoW/MoR pair measured", UNMEASURABLE))
 
-    updates = ops[ops.operation == "update"].set_index("config_id") if not ops.empty else pd.DataFrame()
+    updates = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")].set_index("config_id") if not ops.empty else pd.DataFrame()
     ratios = []
     for family in ("iceberg", "hudi", "delta"):
         for other in ("mor", "dv"):

@@ -134,3 +134,20 @@ def outcomes(run: Run) -> pd.DataFrame:
     if "reason" not in frame:
         frame["reason"] = None
     return frame
+
+
+def merge(runs: list[Run]) -> Run:
+    """One view of several runs: for each benchmark (and each test outcome) the newest run's record wins."""
+    if len(runs) == 1:
+        return runs[0]
+    benchmarks: dict[str, dict] = {}
+    outcomes: dict[str, dict] = {}
+    for run in runs:
+        for b in run.benchmarks:
+            benchmarks[b.get("fullname") or b["name"]] = b
+        for o in run.outcomes:
+            outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
+    newest = runs[-1]
+    data = {**newest.data, "benchmarks": list(benchmarks.values()),
+            "cowmor": {**newest.cowmor, "outcomes": list(outcomes.values())}}
+    return Run(newest.path, data)

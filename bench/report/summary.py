@@ -29,13 +29,14 @@ def text_summary(run: load.Run) -> str:
     lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
     header = f"{'configuration':<13} {'operation':<11} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
     lines += [header, "-" * len(header)]
-    for _, r in ops.sort_values(["scenario", "operation", "config_id"]).iterrows():
+    for _, r in ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first").iterrows():
         before = _read_median(reads, r.config_id, r.operation, "before")
         after = _read_median(reads, r.config_id, r.operation, "after") or _read_median(reads, r.config_id, r.operation, "after_compaction")
         dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")
         removed = (r.meta_data_files_removed or 0) + (r.meta_delete_files_removed or 0)
         amp = f"{r.write_amplification:,.0f}x" if pd.notna(r.write_amplification) else "-"
-        lines.append(f"{r.config_id:<13} {r.operation:<11} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
+        operation = f"{r.operation}:{r.param}" if isinstance(r.param, str) else (r.operation if r.scenario == "payments_hotfix" else r.scenario)
+        lines.append(f"{r.config_id:<13} {operation:<11} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
                      f"{human_bytes(r.fs_bytes_added):>9} {int(r.fs_data_files_added or 0):>6} {int(r.fs_delete_files_added or 0):>5} "
                      f"{int(removed):>12} {amp:>9} {dash:>21}")
     skipped = outcomes[outcomes.outcome == "skipped"].drop_duplicates("config_id") if not outcomes.empty else outcomes

@@ -25,12 +25,15 @@ def report(tiny_run, tmp_path_factory):
     return index
 
 
+@pytest.mark.spark
 def test_flattening_is_tidy(tiny_run):
     run = load.load_run(tiny_run["run_dir"])
     ops = load.operations(run)
     assert set(ops.config_id) == {"iceberg-cow", "iceberg-mor", "iceberg-dv"}
     assert len(ops) == len(run.benchmarks) and ops.median_s.gt(0).all()
-    assert (ops[ops.operation == "update"].rows_changed_verified == 12).all()
+    hotfix = ops[ops.scenario == "payments_hotfix"]
+    assert (hotfix[hotfix.operation == "update"].rows_changed_verified == 12).all()
+    assert set(ops.scenario) == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep"}
     reads = load.reads(run)
     assert set(reads.phase) == {"before", "after", "after_compaction"} and reads.answer_ok.all()
     assert set(load.outcomes(run).query("outcome == 'skipped'").config_id) == {"hudi-cow", "hudi-mor", "delta-cow", "delta-dv"}
@@ -53,6 +56,9 @@ def test_every_section_and_chart(report):
         assert re.search(rf"<td>{config_id}</td>\s*<td>[^<]*</td>\s*<td>skipped</td>", page)
     assert "Razorpay monthly settlements" in page and "lakehouse" in page
     assert "T(r) = W + r·R + C/k" in page
+    for chart in ("series_dinner_peak", "series_degradation", "update_sweep", "break_even", "update_latency"):
+        assert (report.parent / "charts" / f"{chart}.png").stat().st_size > 5000
+    assert "Monthly settlements: few writes, many reads" in page and "Where merge-on-read starts to win" in page
     assert (report.parent / "results.csv").stat().st_size > 0
 
 
@@ -90,6 +96,7 @@ def test_page_renders_in_chromium(report):
         driver.quit()
 
 
+@pytest.mark.spark
 def test_bad_inputs_fail_in_one_line(tmp_path, tiny_run):
     with pytest.raises(BadOption, match="no such file"):
         build_report([tmp_path / "missing"], tmp_path / "out")
@@ -104,6 +111,7 @@ def test_bad_inputs_fail_in_one_line(tmp_path, tiny_run):
         build_report([tmp_path / "z.json"], tmp_path / "out")
 
 
+@pytest.mark.spark
 def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
     data = json.loads((tiny_run["run_dir"] / "benchmark.json").read_text())
     data["cowmor"]["environment"]["scale"]["name"] = "small"  # a relabelled copy made by this test

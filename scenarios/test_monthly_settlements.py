@@ -1,0 +1,85 @@
+"""Monthly settlements: a read-heavy table with a few auditor adjustments and very many dashboard reads.
+
+A handful of small adjustment batches (amount + 1.00, status ADJUSTED) and ``settlement_reads`` varied
+finance-dashboard reads (merchant x month totals, top-10 merchants, status mix, point lookups) run on the
+adjusted table and on a never-updated copy of the same data. Measures total write cost, total read cost and
+the per-read overhead the adjustments leave behind; every answer is checked against pandas.
+
+Run with:  pytest scenarios/test_monthly_settlements.py --scale tiny --formats iceberg
+Grid:      every selected configuration x one scale (settlement_* parameters).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.measure import Observation, run_reads, timed
+from bench.queries import payments_frame, settlement_queries
+
+pytestmark = pytest.mark.spark
+ADJUSTED = "ADJUSTED"
+ASSIGNMENT = {"amount": "CAST(t.amount + 1.00 AS DECIMAL(12,2))", "status": f"'{ADJUSTED}'"}
+
+
+@pytest.fixture(scope="module")
+def audit(payments, cowmor):
+    s = cowmor.scale
+    keys = payments.hotfix_keys(s.settlement_batches * s.settlement_rows_per_batch)
+    batches = [keys[i::s.settlement_batches] for i in range(s.settlement_batches)]
+    pristine = payments_frame(payments.read(["txn_id", "settled_date", "merchant_id", "amount", "status"]))
+    adjusted = pristine.copy()
+    adjusted.loc[adjusted["txn_id"].isin(keys), "amount_cents"] += 100
+    adjusted.loc[adjusted["txn_id"].isin(keys), "status"] = ADJUSTED
+    queries = settlement_queries([keys[0], keys[-1], payments.hotfix_keys(1)[0] + 1])
+    return {"batches": batches, "queries": queries,
+            "pristine": {q.name: q.expected(pristine) for q in queries},
+            "adjusted": {q.name: q.expected(adjusted) for q in queries}}
+
+
+def _read_mix(lab, table, queries, answers, total: int) -> dict:
+    """``total`` reads cycling through the query mix; per-query timings and the sum."""
+    per_query = {q.name: [] for q in queries}
+    for i in range(total):
+        q = queries[i % len(queries)]
+        per_query[q.name].append(run_reads(lab.spark, lab.fmt, table, [q], answers, 1)[q.name]["seconds"][0])
+    return {"total_s": sum(map(sum, per_query.values())), "reads": total,
+            "per_query_mean_s": {k: float(np.mean(v)) for k, v in per_query.items() if v}}
+
+
+def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progress):
+    scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
+    state: dict = {}
+
+    def setup():
+        progress(f"{config_id}: create monthly_settlements and its never-updated copy")
+        state["table"] = lab.session.fresh_table(spark, fmt, "monthly_settlements", payments)
+        state["pristine"] = lab.session.fresh_table(spark, fmt, "monthly_settlements_pristine", payments)
+        return (state["table"],), {}
+
+    def month(table):
+        writes = []
+        for number, batch in enumerate(audit["batches"], start=1):
+            lab.keys_view("adjustment_keys", batch)
+            observation = Observation.start(fmt, table)
+            seconds, _ = timed(fmt.update, spark, table, "adjustment_keys", ASSIGNMENT)
+            writes.append({"batch": number, "seconds": seconds, **observation.finish()})
+        progress(f"{config_id}: {len(writes)} adjustment batches, now {scale.settlement_reads} reads on each table")
+        state["writes"] = writes
+        state["reads"] = _read_mix(lab, table, audit["queries"], audit["adjusted"], scale.settlement_reads)
+
+    benchmark.pedantic(month, setup=setup, rounds=1, iterations=1)
+    pristine = _read_mix(lab, state["pristine"], audit["queries"], audit["pristine"], scale.settlement_reads)
+    reads, writes = state["reads"], state["writes"]
+    overhead = {k: reads["per_query_mean_s"][k] - pristine["per_query_mean_s"][k] for k in reads["per_query_mean_s"]}
+    benchmark.extra_info.update({
+        "scenario": "monthly_settlements", "operation": "sequence", "config_id": config_id, "family": fmt.family,
+        "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed,
+        "write_total_s": sum(w["seconds"] for w in writes), "writes": writes,
+        "write_bytes_total": sum(w["filesystem"]["bytes_added"] for w in writes),
+        "read_total_s": reads["total_s"], "read_total_pristine_s": pristine["total_s"], "reads": reads,
+        "reads_pristine": pristine, "per_read_overhead_s": overhead,
+        "mean_read_overhead_s": float(np.mean(list(overhead.values()))),
+        "live_files_after": fmt.live_files(spark, state["table"]), "answers_verified": True,
+        "settings": [vars(s) for s in fmt.settings()],
+    })

@@ -1,0 +1,66 @@
+"""Where merge-on-read starts to win: one update, swept from a handful of rows to a tenth of the table.
+
+Points: 0.01%, 0.1%, 1% and 10% of the rows scattered uniformly, plus ``hotfix_rows`` rows clustered in
+one or two files versus the same count scattered — the files-affected vs rows-affected pivot. Each point
+is a pytest-benchmark with fresh tables per round; the rows changed are verified by a query.
+
+Run with:  pytest scenarios/test_update_sweep.py --scale tiny --formats iceberg
+Grid:      every selected configuration x SWEEP points x one scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.datagen import HOTFIX_STATUS, TXN_ID_BASE
+from bench.measure import Observation
+
+pytestmark = pytest.mark.spark
+TABLE = "payments_sweep"
+SWEEP = ("0.01pct", "0.1pct", "1pct", "10pct", "clustered", "scattered")
+FRACTIONS = {"0.01pct": 0.0001, "0.1pct": 0.001, "1pct": 0.01, "10pct": 0.1}
+
+
+def sweep_keys(payments, point: str, fixed_rows: int) -> list[int]:
+    if point in FRACTIONS:
+        return payments.hotfix_keys(max(1, round(payments.rows * FRACTIONS[point])))
+    if point == "scattered":
+        return payments.hotfix_keys(fixed_rows)
+    rng = np.random.default_rng([payments.seed, 3])
+    start = int(rng.integers(0, payments.rows - fixed_rows))  # consecutive ids: one or two base files
+    return list(range(TXN_ID_BASE + start, TXN_ID_BASE + start + fixed_rows))
+
+
+@pytest.mark.parametrize("point", SWEEP)
+def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
+    scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
+    keys = sweep_keys(payments, point, scale.hotfix_rows)
+    keys_view = lab.keys_view("sweep_keys", keys)
+    files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
+    rounds, state = [], {}
+
+    def setup():
+        if "observation" in state:
+            rounds.append(state.pop("observation").finish(len(keys) * payments.bytes_per_row))
+        progress(f"{config_id} {point}: round {len(rounds) + 1}/{scale.rounds} ({len(keys)} rows in {files_touched} files)")
+        state["table"] = lab.session.fresh_table(spark, fmt, TABLE, payments)
+        state["observation"] = Observation.start(fmt, state["table"])
+        return (state["table"],), {}
+
+    benchmark.pedantic(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{HOTFIX_STATUS}'"}),
+                       setup=setup, rounds=scale.rounds, iterations=1)
+    rounds.append(state.pop("observation").finish(len(keys) * payments.bytes_per_row))
+    rel = fmt.relation(spark, state["table"])
+    changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{HOTFIX_STATUS}'").collect()[0][0]
+    assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
+    last = rounds[-1]
+    benchmark.extra_info.update({
+        "scenario": "update_sweep", "operation": "update", "param": point, "config_id": config_id,
+        "family": fmt.family, "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed,
+        "rows_targeted": len(keys), "rows_fraction": len(keys) / payments.rows, "files_touched": files_touched,
+        "files_total": len(payments.files), "rows_changed_verified": changed, "rounds": rounds,
+        "filesystem": last["filesystem"], "metadata": last["metadata"], "write_amplification": last["write_amplification"],
+        "logical_bytes": last["logical_bytes"], "answers_verified": True,
+        "settings": [vars(s) for s in fmt.settings()],
+    })
