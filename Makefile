@@ -8,7 +8,7 @@ FORMATS ?= all
 RUNS    ?= $(lastword $(sort $(wildcard results/*/benchmark.json)))
 ARGS    ?=
 
-.PHONY: install java bench test test-fast report clean distclean
+.PHONY: install java bench test test-fast cluster-test report clean distclean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
@@ -33,6 +33,10 @@ test: java
 ## unit tests only (no JVM)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not spark"
+
+## the payments hotfix on a Spark standalone master + worker (loopback), compared with local mode
+cluster-test: java
+	$(BIN)/python -m pytest tests/cluster -m cluster
 
 ## HTML report of the newest run (or RUNS="results/<a> results/<b>")
 report: $(STAMP)

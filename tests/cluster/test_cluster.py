@@ -1,0 +1,82 @@
+"""The payments hotfix on a real Spark standalone master + worker (loopback), checked against local mode.
+
+Run with:  make cluster-test   (pytest tests/cluster -m cluster)
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.cluster import StandaloneCluster, group_alive
+from tests.conftest import ARTIFACTS, ROOT, run_scenarios
+
+pytestmark = [pytest.mark.cluster, pytest.mark.spark]
+HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")
+ARGS = (HOTFIX, "--scale", "tiny", "--formats", "iceberg", "--driver-memory", "1g")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cluster")
+    local = run_scenarios(tmp / "local", *ARGS, "--spark-master", "local[2]", run_id="local")
+    cluster = StandaloneCluster(tmp / "daemons")
+    try:
+        with cluster:
+            pids = [p.pid for p in cluster.procs]
+            remote = run_scenarios(tmp / "cluster", *ARGS, "--spark-master", cluster.master_url,
+                                   "--spark-conf", "spark.executor.memory=1g", "--spark-conf", "spark.cores.max=2",
+                                   run_id="cluster")
+            master_log = (tmp / "daemons" / "master.log").read_text()
+    finally:
+        cluster.stop()
+    return {"local": local, "cluster": remote, "pids": pids, "master_log": master_log, "master": cluster.master_url}
+
+
+def _by_name(record):
+    assert record["returncode"] == 0, record["stdout"][-3000:] + record["stderr"][-2000:]
+    return {b["name"]: b for b in record["json"]["benchmarks"]}
+
+
+def test_cluster_run_used_the_standalone_master(runs):
+    env = runs["cluster"]["json"]["cowmor"]["environment"]
+    assert env["spark"]["master"] == runs["master"]
+    assert env["spark"]["conf"]["spark.executor.memory"] == "1g"  # --spark-conf passes through and is recorded
+    assert "Registering app cowmor-iceberg" in runs["master_log"]  # executors really ran on the worker
+
+
+def test_cluster_matches_local(runs):
+    local, cluster = _by_name(runs["local"]), _by_name(runs["cluster"])
+    assert set(local) == set(cluster) and len(local) == 5
+    figures = {}
+    for name, lb in local.items():
+        lx, cx = lb["extra_info"], cluster[name]["extra_info"]
+        assert lx["rows_changed_verified"] == cx["rows_changed_verified"] and lx["row_count"] == cx["row_count"]
+        for phase in ("reads_after", "reads_after_compaction"):
+            if phase in lx:
+                assert {q: r["rows"] for q, r in lx[phase].items()} == {q: r["rows"] for q, r in cx[phase].items()}
+                assert all(r["answer_ok"] for r in cx[phase].values())
+        for kind in ("data", "delete"):
+            lf, cf = lx["filesystem"][kind], cx["filesystem"][kind]
+            assert lf["files_added"] == cf["files_added"], (name, kind)
+            assert abs(lf["bytes_added"] - cf["bytes_added"]) <= 0.02 * max(lf["bytes_added"], 1), (name, kind)
+        assert lx["metadata"]["data_files_removed"] == cx["metadata"]["data_files_removed"]
+        assert lx["metadata"]["delete_files_added"] == cx["metadata"]["delete_files_added"]
+        figures[name] = {"local_median_s": lb["stats"]["median"], "cluster_median_s": cluster[name]["stats"]["median"],
+                         "bytes_added_local": lx["filesystem"]["bytes_added"], "bytes_added_cluster": cx["filesystem"]["bytes_added"]}
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "cluster-vs-local.json").write_text(json.dumps(figures, indent=2))
+
+
+def test_no_daemon_left_behind(runs):
+    assert runs["pids"] and not any(group_alive(pid) for pid in runs["pids"])
+
+
+def test_daemons_are_stopped_even_on_failure(tmp_path):
+    cluster = StandaloneCluster(tmp_path)
+    with pytest.raises(RuntimeError):
+        with cluster:
+            pids = [p.pid for p in cluster.procs]
+            raise RuntimeError("a failing test body")
+    assert not any(group_alive(pid) for pid in pids)
