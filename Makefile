@@ -8,7 +8,7 @@ FORMATS ?= all
 RUNS    ?= $(lastword $(sort $(wildcard results/*/benchmark.json)))
 ARGS    ?=
 
-.PHONY: install java bench test test-fast cluster-test report clean distclean
+.PHONY: install java bench test test-fast cluster-test report compare clean distclean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
@@ -42,6 +42,11 @@ cluster-test: java
 report: $(STAMP)
 	@test -n "$(RUNS)" || { echo "cowmor: no recorded run under results/ — run 'make bench' first"; exit 2; }
 	$(BIN)/python -m bench report $(RUNS)
+
+## regression gate between two runs: make compare BASELINE=results/<a> CURRENT=results/<b>
+compare: $(STAMP)
+	@test -n "$(BASELINE)" -a -n "$(CURRENT)" || { echo "cowmor: usage: make compare BASELINE=results/<a> CURRENT=results/<b>"; exit 2; }
+	$(BIN)/python -m bench compare $(BASELINE) $(CURRENT)
 
 ## remove generated tables, data and reports (recorded runs in results/ are kept)
 clean:

@@ -44,7 +44,10 @@ def _run(args: argparse.Namespace, pytest_args: list[str]) -> int:
     code = pytest.main(argv + pytest_args)
     run_dir = Path(args.results_dir) / args.run_id
     if (run_dir / "benchmark.json").exists():
+        from bench.history import append
+
         print(text_summary(load_run(run_dir)))
+        append(Path(args.results_dir) / "history.csv", load_run(run_dir))
         if args.report:
             from bench.report.build import build_report
 
@@ -52,6 +55,20 @@ def _run(args: argparse.Namespace, pytest_args: list[str]) -> int:
             print(f"report: {out}")
     print(f"results: {run_dir}/")
     return int(code)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from bench.compare import compare
+    from bench.report.load import load_run
+
+    baseline, current = load_run(args.baseline), load_run(args.current)
+    if baseline.scale != current.scale:
+        print(f"cowmor: warning: comparing scale {baseline.scale} with {current.scale}", file=sys.stderr)
+    result = compare(baseline, current, args.threshold, args.byte_tolerance)
+    print(result.text())
+    if args.markdown:
+        args.markdown.write_text(result.markdown(baseline, current))
+    return 1 if result.failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("-o", "--output", metavar="DIR", type=Path, default=None, help="output folder (default reports/<run-id>/)")
     report.add_argument("--profile", action="append", default=[], metavar="NAME:reads_per_write=N[,…]",
                         help="an extra workload profile for the recommendation (repeatable)")
+    gate = sub.add_parser("compare", help="regression gate: exit 1 if CURRENT regressed against BASELINE")
+    gate.add_argument("baseline", metavar="BASELINE", help="results/<run-id>/ or its benchmark.json")
+    gate.add_argument("current", metavar="CURRENT", help="results/<run-id>/ or its benchmark.json")
+    gate.add_argument("--threshold", type=float, default=0.25, metavar="RATIO",
+                      help="timing slowdown that fails when the runs' [min,max] intervals do not overlap. Default: %(default)r")
+    gate.add_argument("--byte-tolerance", type=float, default=0.02, metavar="RATIO",
+                      help="growth of bytes/files tolerated before failing. Default: %(default)r")
+    gate.add_argument("--markdown", type=Path, metavar="FILE", help="also write a Markdown summary (CI job summary)")
+    hist = sub.add_parser("history", help="append runs to the history file (atomic, idempotent per run id)")
+    hist.add_argument("runs", nargs="+", metavar="RESULTS")
+    hist.add_argument("--file", type=Path, default=Path("results/history.csv"), help="Default: %(default)s")
     argv = sys.argv[1:] if argv is None else argv
     pytest_args: list[str] = []
     if "--" in argv:
@@ -77,6 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args, pytest_args)
+        if args.command == "compare":
+            return _compare(args)
+        if args.command == "history":
+            from bench.history import append
+            from bench.report.load import load_run
+
+            for path in args.runs:
+                frame = append(args.file, load_run(path))
+            print(f"history: {args.file} ({frame.run_id.nunique()} runs, {len(frame)} rows)")
+            return 0
         from bench.report.build import build_report
 
         out = build_report([Path(r) for r in args.runs], args.output, profiles=args.profile)

@@ -289,6 +289,29 @@ def section_compare(runs: list[load.Run]) -> str:
     return "".join(parts)
 
 
+def section_trend(runs: list[load.Run], out: Path) -> str:
+    """Each benchmark's median over the runs, in the order given; version changes marked."""
+    from bench.history import rows as history_rows
+
+    frame = pd.concat([history_rows(r) for r in runs], ignore_index=True)
+    frame = frame[frame.metric == "median_s"]
+    if frame.empty:
+        return _note("no timings in these runs")
+    order = {r.run_id: i for i, r in enumerate(runs)}
+    frame = frame.assign(run=frame.run_id.map(order))
+    versions = [(i, r.run_id, {k: (r.environment.get("packages") or {}).get(k) for k in ("pyspark", "pyiceberg")}
+                 | {f: v.get("source") for f, v in (r.environment.get("formats") or {}).items()}) for i, r in enumerate(runs)]
+    changes = [(i, ", ".join(f"{k}: {prev[k]} → {cur[k]}" for k in cur if prev.get(k) != cur[k]))
+               for (_, _, prev), (i, _, cur) in zip(versions, versions[1:]) if prev != cur]
+    main = frame[frame.scenario == "payments_hotfix"] if (frame.scenario == "payments_hotfix").any() else frame
+    main = main.assign(series=main.config_id + " " + main.operation.fillna(""))
+    chart = charts.trend(main, changes)
+    table = main.pivot_table(index="benchmark", columns="run_id", values="value").round(3).reset_index()
+    parts = [_img(chart, "trend", out, "trend"), _table(table)]
+    parts.append(_note("Version changes between runs: " + ("; ".join(f"before run {i}: {c}" for i, c in changes) if changes else "none")))
+    return "".join(parts)
+
+
 def _verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs], recs: pd.DataFrame) -> list[dict]:
     """One line per question a reader asks, answered from whatever scenarios the runs hold."""
     out = []
@@ -355,6 +378,8 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     compare = section_compare(runs)
     if compare:
         sections.append(("compare", "8. Comparing runs", compare))
+    if len(runs) >= 3:
+        sections.append(("trend", "9. Trend over runs", section_trend(runs, out)))
     nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — {html.escape(run.run_id)}</title>"

@@ -80,3 +80,16 @@ def break_even_lines(curves: pd.DataFrame, crossings: list[tuple[float, float, s
     ax.set(xlabel="reads per write (dashboard queries per update)", ylabel="seconds per write cycle",
            title="Total cost vs read:write ratio")
     return _png(fig)
+
+
+def trend(frame: pd.DataFrame, changes: list[tuple[int, str]]) -> bytes:
+    """Median seconds per benchmark over runs; dotted lines where versions changed."""
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    sns.lineplot(frame, x="run", y="value", hue="series", marker="o", ax=ax)
+    for i, label in changes:
+        ax.axvline(i - 0.5, color="crimson", linestyle=":")
+        ax.text(i - 0.45, ax.get_ylim()[1] * 0.95, label[:60], fontsize=7, color="crimson", va="top")
+    ax.set(xlabel="run (in the order given)", ylabel="median seconds", title="Trend over runs")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(fontsize=7, title=None)
+    return _png(fig)

@@ -1,0 +1,132 @@
+"""The regression gate: compare a current run with a baseline, deterministic metrics strictly, timings with noise in mind.
+
+Deterministic metrics (bytes and files written and removed, rows changed, answers) are the same for the same
+data, seed and versions: every change is reported; changed answers, or bytes/files growing beyond
+``byte_tolerance``, fail. Timings fail only when the median slowed down by more than ``threshold`` *and* the
+two runs' [min, max] intervals do not overlap (shared CI runners are noisy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.report.load import Run
+
+# (label, path into extra_info) of the metrics that must not drift for the same data, seed and versions
+DETERMINISTIC = (
+    ("data bytes written", ("filesystem", "data", "bytes_added")),
+    ("data files written", ("filesystem", "data", "files_added")),
+    ("delete/DV bytes written", ("filesystem", "delete", "bytes_added")),
+    ("delete/DV files written", ("filesystem", "delete", "files_added")),
+    ("log bytes written", ("filesystem", "log", "bytes_added")),
+    ("log files written", ("filesystem", "log", "files_added")),
+    ("data files removed (metadata)", ("metadata", "data_files_removed")),
+    ("delete files removed (metadata)", ("metadata", "delete_files_removed")),
+    ("rows changed (format)", ("metadata", "rows_changed")),
+    ("rows changed (verified)", ("rows_changed_verified",)),
+    ("row count", ("row_count",)),
+)
+
+
+@dataclass
+class Finding:
+    benchmark: str
+    metric: str
+    baseline: Any
+    current: Any
+    verdict: str  # "fail" | "changed" | "ok"
+    note: str = ""
+
+
+@dataclass
+class Comparison:
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Finding]:
+        return [f for f in self.findings if f.verdict == "fail"]
+
+    @property
+    def changed(self) -> list[Finding]:
+        return [f for f in self.findings if f.verdict == "changed"]
+
+    def text(self) -> str:
+        lines = [f"{'verdict':<8} {'benchmark':<44} {'metric':<32} {'baseline':>14} {'current':>14}  note"]
+        for f in sorted(self.findings, key=lambda f: ({"fail": 0, "changed": 1, "ok": 2}[f.verdict], f.benchmark)):
+            if f.verdict != "ok":
+                lines.append(f"{f.verdict.upper():<8} {f.benchmark:<44} {f.metric:<32} {_fmt(f.baseline):>14} {_fmt(f.current):>14}  {f.note}")
+        ok = sum(1 for f in self.findings if f.verdict == "ok")
+        lines.append(f"{len(self.failed)} failed, {len(self.changed)} changed, {ok} unchanged")
+        return "\n".join(lines)
+
+    def markdown(self, baseline: Run, current: Run) -> str:
+        head = (f"### cowmor: {current.run_id} vs {baseline.run_id}\n\n"
+                f"**{'REGRESSION' if self.failed else 'OK'}** — {len(self.failed)} failed, {len(self.changed)} changed\n\n")
+        rows = [f for f in self.findings if f.verdict != "ok"]
+        if not rows:
+            return head + "No change in bytes, files, rows or answers; no timing regression.\n"
+        table = "| verdict | benchmark | metric | baseline | current | note |\n|---|---|---|---|---|---|\n"
+        table += "".join(f"| {f.verdict} | `{f.benchmark}` | {f.metric} | {_fmt(f.baseline)} | {_fmt(f.current)} | {f.note} |\n" for f in rows)
+        return head + table
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "–" if value is None else str(value)
+
+
+def _dig(data: dict, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _answers(x: dict) -> dict[str, Any]:
+    out = {}
+    for phase in ("reads_before", "reads_after", "reads_after_compaction"):
+        for query, r in (x.get(phase) or {}).items():
+            out[f"{phase}.{query}"] = (r.get("rows"), r.get("answer_ok"))
+    if "answers_verified" in x:
+        out["answers_verified"] = x["answers_verified"]
+    return out
+
+
+def compare(baseline: Run, current: Run, threshold: float = 0.25, byte_tolerance: float = 0.02) -> Comparison:
+    result = Comparison()
+    base = {b["name"]: b for b in baseline.benchmarks}
+    cur = {b["name"]: b for b in current.benchmarks}
+    for name in sorted(set(base) - set(cur)):
+        result.findings.append(Finding(name, "measured", "yes", "no", "fail", "missing from the current run"))
+    for name in sorted(set(cur) - set(base)):
+        result.findings.append(Finding(name, "measured", "no", "yes", "changed", "new in the current run"))
+    for name in sorted(set(base) & set(cur)):
+        bx, cx = base[name].get("extra_info") or {}, cur[name].get("extra_info") or {}
+        for label, path in DETERMINISTIC:
+            b, c = _dig(bx, path), _dig(cx, path)
+            if b == c:
+                result.findings.append(Finding(name, label, b, c, "ok"))
+            elif isinstance(b, (int, float)) and isinstance(c, (int, float)) and c <= b * (1 + byte_tolerance):
+                result.findings.append(Finding(name, label, b, c, "changed", f"{(c / b - 1) if b else 0:+.1%}"))
+            else:
+                growth = f"{(c / b - 1):+.1%}" if isinstance(b, (int, float)) and isinstance(c, (int, float)) and b else ""
+                result.findings.append(Finding(name, label, b, c, "fail", f"deterministic metric changed {growth}".strip()))
+        ba, ca = _answers(bx), _answers(cx)
+        for key in sorted(set(ba) | set(ca)):
+            verdict = "ok" if ba.get(key) == ca.get(key) else "fail"
+            result.findings.append(Finding(name, f"answer {key}", ba.get(key), ca.get(key), verdict,
+                                           "" if verdict == "ok" else "answers differ"))
+        bs, cs = base[name]["stats"], cur[name]["stats"]
+        ratio = cs["median"] / bs["median"] if bs["median"] else 1.0
+        separated = cs["min"] > bs["max"]
+        if ratio - 1 > threshold and separated:
+            verdict, note = "fail", f"{ratio - 1:+.0%} slower; [min,max] intervals do not overlap"
+        elif ratio - 1 > threshold:
+            verdict, note = "changed", f"{ratio - 1:+.0%} slower, within noise (intervals overlap)"
+        else:
+            verdict, note = "ok", f"{ratio - 1:+.0%}"
+        result.findings.append(Finding(name, "median seconds", bs["median"], cs["median"], verdict, note))
+    return result
