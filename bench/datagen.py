@@ -9,13 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from bench.storage import Files
 
 GENERATOR_VERSION = 1
 FIRST_DAY = dt.date(2026, 1, 1)
@@ -89,7 +90,7 @@ def payments_file(seed: int, day: int, file_no: int, files_per_day: int, rows_pe
 class PaymentsData:
     """A generated payments dataset on disk."""
 
-    path: Path
+    path: str
     days: int
     files_per_day: int
     rows_per_file: int
@@ -100,12 +101,17 @@ class PaymentsData:
         return self.days * self.files_per_day * self.rows_per_file
 
     @property
-    def files(self) -> list[Path]:
-        return sorted(self.path.glob("part-*.parquet"))
+    def _sizes(self) -> dict[str, int]:
+        return {rel: size for rel, size in Files.of(self.path).walk().items()
+                if rel.startswith("part-") and rel.endswith(".parquet")}
+
+    @property
+    def files(self) -> list[str]:
+        return sorted(f"{self.path}/{rel}" for rel in self._sizes)
 
     @property
     def bytes(self) -> int:
-        return sum(p.stat().st_size for p in self.files)
+        return sum(self._sizes.values())
 
     @property
     def bytes_per_row(self) -> float:
@@ -116,7 +122,8 @@ class PaymentsData:
         return FIRST_DAY + dt.timedelta(days=self.days - 1)
 
     def read(self, columns: list[str] | None = None) -> pa.Table:
-        return pq.read_table(self.files, columns=columns)
+        root = Files.of(self.path)
+        return pq.read_table([(root / p.rsplit("/", 1)[1]).path for p in self.files], columns=columns, filesystem=root.fs)
 
     def hotfix_keys(self, n: int) -> list[int]:
         """``n`` txn_ids drawn uniformly over the whole table, so they scatter over the files."""
@@ -129,25 +136,23 @@ class PaymentsData:
                 "seed": self.seed, "generator_version": GENERATOR_VERSION}
 
 
-def write_once(data_dir: Path, table: str, shape: dict, files, progress=print) -> Path:
+def write_once(data_dir: Path | str, table: str, shape: dict, files, progress=print) -> str:
     """Write ``files`` ((name, arrow table) pairs) under a folder named by ``shape``'s hash, unless a complete
-    copy is already there (a manifest written last marks it complete)."""
+    copy is already there (a manifest written last marks it complete). Returns the folder's location."""
     shape = {"table": table, "v": GENERATOR_VERSION, **shape}
     digest = hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:12]
-    path = Path(data_dir) / f"{table}-{digest}"
-    manifest = path / "_manifest.json"  # "_" prefix: Spark skips it when reading the folder
+    folder = Files.of(str(data_dir)) / f"{table}-{digest}"
+    manifest = folder / "_manifest.json"  # "_" prefix: Spark skips it when reading the folder
     if manifest.is_file():
-        return path
-    path.mkdir(parents=True, exist_ok=True)
+        return folder.uri
+    folder.mkdir()
     count = 0
     for count, (name, data) in enumerate(files, start=1):
-        pq.write_table(data, path / name, compression="snappy")
+        pq.write_table(data, (folder / name).path, compression="snappy", filesystem=folder.fs)
         if progress and count % 120 == 0:
             progress(f"generated {table}: {count} files")
-    tmp = path / "_manifest.json.tmp"
-    tmp.write_text(json.dumps(shape | {"files": count}, indent=2))
-    os.replace(tmp, manifest)
-    return path
+    (folder / "_manifest.json").write_text(json.dumps(shape | {"files": count}, indent=2))  # last: marks completeness
+    return folder.uri
 
 
 def generate_payments(data_dir: Path, days: int, files_per_day: int, rows_per_file: int, seed: int,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.formats.base import FILE_KINDS
+from bench.storage import Files
 
 CHECKSUM_SUFFIX = ".crc"  # Hadoop writes a .crc beside every file; counted apart, never as data
 
@@ -22,17 +22,12 @@ class Listing:
         return sum(self.files.values())
 
 
-def list_files(table_dir: Path | str) -> Listing:
-    """Every regular file under ``table_dir`` (relative path -> size), ``.crc`` sidecars apart."""
-    root = Path(table_dir)
+def list_files(table_dir: Path | str | Files) -> Listing:
+    """Every file under ``table_dir`` (relative path -> size), ``.crc`` sidecars apart; any warehouse URI."""
     files: dict[str, int] = {}
     checksums: dict[str, int] = {}
-    if root.exists():
-        for dirpath, _, names in os.walk(root):
-            for name in names:
-                full = os.path.join(dirpath, name)
-                rel = os.path.relpath(full, root)
-                (checksums if name.endswith(CHECKSUM_SUFFIX) else files)[rel] = os.path.getsize(full)
+    for rel, size in Files.of(table_dir).walk().items():
+        (checksums if rel.endswith(CHECKSUM_SUFFIX) else files)[rel] = size
     return Listing(files, checksums)
 
 

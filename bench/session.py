@@ -20,6 +20,7 @@ from bench.formats import CONFIGS, Config, adapter_class, make_adapter, select_c
 from bench.options import check_master_reachable, scale_overrides
 from bench.scales import Scale, get_scale
 from bench.spark import SparkApps, SparkOptions, java_version
+from bench.storage import Files
 from bench.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -66,11 +67,9 @@ class BenchSession:
         check_master_reachable(ns.spark_master)
         if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
             raise BadOption(f"--jars-dir {ns.jars_dir} is not a directory")
-        if "://" in str(ns.warehouse) and not str(ns.warehouse).startswith("file://"):
-            raise BadOption(f"--warehouse {ns.warehouse}: only local paths are supported by this version")
         spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
         return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
-                   workspace=Workspace(str(ns.warehouse).removeprefix("file://")), results_dir=Path(ns.results_dir),
+                   workspace=Workspace(str(ns.warehouse)), results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo)
 
     # --- where things go -----------------------------------------------------------------
@@ -115,11 +114,8 @@ class BenchSession:
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | Any,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
         """Drop ``name`` (through the workspace) and create it again from the base data."""
-        location = self.workspace.warehouse / fmt.family
-        self.workspace.warehouse.mkdir(parents=True, exist_ok=True)
-        for path in location.rglob(name) if location.exists() else []:
-            if path.is_dir() and path.name == name:
-                self.workspace.remove(path)
+        if Files.of(fmt.location(name)).exists():
+            self.workspace.remove(fmt.location(name))
         frame = spark.read.parquet(str(data.path)) if isinstance(data, PaymentsData) else data
         return fmt.create(spark, name, frame, key=key, partition_by=partition_by, ordering=ordering)
 

@@ -68,6 +68,18 @@ class SparkOptions:
         return conf
 
 
+LIST_KEYS = ("spark.jars", "spark.jars.packages", "spark.jars.repositories", "spark.sql.extensions")
+
+
+def merge_conf(user: dict[str, str], family: dict[str, str]) -> dict[str, str]:
+    """The family's settings win, except comma-separated lists, which are joined (user's jars + the family's)."""
+    merged = user | family
+    for key in LIST_KEYS:
+        if key in user and key in family and user[key] != family[key]:
+            merged[key] = ",".join(dict.fromkeys(filter(None, (user[key] + "," + family[key]).split(","))))
+    return merged
+
+
 @dataclass
 class SparkApps:
     """Hands out the Spark session of a family, stopping the previous family's JVM first."""
@@ -84,7 +96,7 @@ class SparkApps:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1") if self.options.master.startswith("local") else None
         from pyspark.sql import SparkSession
 
-        conf = self.options.base_conf(family) | family_conf
+        conf = merge_conf(self.options.base_conf(family), family_conf)
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)

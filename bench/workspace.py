@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from bench.exceptions import UnsafePath
+from bench.storage import Files, is_local
 
 MARKER = ".cowmor-workspace"
 MARKER_TEXT = "This directory was created by cowmor; it may delete anything inside it.\n"
@@ -19,8 +20,11 @@ class Workspace:
     followed) to somewhere strictly inside a marked workspace.
     """
 
+    def __new__(cls, root: Path | str):
+        return super().__new__(cls if is_local(root) else RemoteWorkspace)
+
     def __init__(self, root: Path | str) -> None:
-        root = Path(root).expanduser().absolute()
+        root = Path(str(root).removeprefix("file://")).expanduser().absolute()
         if root.exists():
             if not root.is_dir():
                 raise UnsafePath(f"workspace {root} exists and is not a directory")
@@ -35,12 +39,12 @@ class Workspace:
             raise UnsafePath("refusing to use / as a workspace")
 
     @property
-    def data_dir(self) -> Path:
-        return self.root / "data"
+    def data_dir(self) -> str:
+        return str(self.root / "data")
 
     @property
-    def warehouse(self) -> Path:
-        return self.root / "warehouse"
+    def warehouse(self) -> str:
+        return str(self.root / "warehouse")
 
     def owns(self, path: Path | str) -> bool:
         """True if ``path`` (symlinks resolved) lies strictly inside this workspace."""
@@ -65,3 +69,32 @@ class Workspace:
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
+
+
+class RemoteWorkspace(Workspace):
+    """A workspace on an object store or HDFS (``s3a://bucket/prefix``): the same marker, prefix-checked deletes."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.files = Files.of(str(root).rstrip("/"))
+        marker = self.files / MARKER
+        if self.files.exists() and not marker.exists() and self.files.walk():
+            raise UnsafePath(f"refusing to use {root} as a workspace: it is not empty and has no {MARKER} marker")
+        marker.write_text(MARKER_TEXT)
+        self.root = self.files.uri
+
+    @property
+    def data_dir(self) -> str:
+        return f"{self.root}/data"
+
+    @property
+    def warehouse(self) -> str:
+        return f"{self.root}/warehouse"
+
+    def owns(self, path: Path | str) -> bool:
+        text = str(path).rstrip("/")
+        return text.startswith(self.root + "/") and "/../" not in text + "/" and (self.files / MARKER).exists()
+
+    def remove(self, path: Path | str) -> None:
+        if not self.owns(path):
+            raise UnsafePath(f"refusing to delete {path}: not inside the cowmor workspace {self.root}")
+        Files.of(str(path)).delete()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -30,9 +31,9 @@ def test_dataset_written_once_with_unique_keys(tmp_path):
     assert len(data.files) == 6 and data.rows == 600
     ids = pq.read_table(data.files, columns=["txn_id"]).column("txn_id").to_pylist()
     assert len(set(ids)) == 600
-    mtime = data.files[0].stat().st_mtime_ns
+    mtime = Path(data.files[0]).stat().st_mtime_ns
     again = generate_payments(tmp_path, 3, 2, 100, 1, progress=None)
-    assert again.path == data.path and again.files[0].stat().st_mtime_ns == mtime  # reused, not rewritten
+    assert again.path == data.path and Path(again.files[0]).stat().st_mtime_ns == mtime  # reused, not rewritten
     assert generate_payments(tmp_path, 3, 2, 100, 2, progress=None).path != data.path
 
 

@@ -12,7 +12,7 @@ from bench.workspace import MARKER, Workspace
 def test_creates_and_marks(tmp_path):
     ws = Workspace(tmp_path / "ws")
     assert (ws.root / MARKER).is_file()
-    table = ws.warehouse / "iceberg" / "t"
+    table = Path(ws.warehouse) / "iceberg" / "t"
     table.mkdir(parents=True)
     (table / "f.parquet").write_bytes(b"x")
     ws.remove(table)

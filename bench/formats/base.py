@@ -32,7 +32,7 @@ class TableRef:
     """A table the harness created: where it lives and how it is keyed."""
 
     name: str
-    location: Path
+    location: str  # a local path or a URI (s3a://, gs://, abfss://, hdfs://)
     key: str
     partition_by: str
     ordering: str  # column that orders two versions of one key (Hudi precombine; recorded for all)
@@ -78,12 +78,12 @@ class TableFormat(abc.ABC):
     family: ClassVar[str]
     modes: ClassVar[tuple[str, ...]]
 
-    def __init__(self, config_id: str, mode: str, warehouse: Path, target_file_bytes: int) -> None:
+    def __init__(self, config_id: str, mode: str, warehouse: Path | str, target_file_bytes: int) -> None:
         if mode not in self.modes:
             raise ValueError(f"{type(self).__name__} has no mode {mode!r}")
         self.config_id = config_id
         self.mode = mode
-        self.warehouse = Path(warehouse)
+        self.warehouse = str(warehouse).rstrip("/")
         self.target_file_bytes = target_file_bytes
 
     # --- what the configuration is -------------------------------------------------------
@@ -145,6 +145,10 @@ class TableFormat(abc.ABC):
     @abc.abstractmethod
     def live_files(self, spark: SparkSession, table: TableRef) -> dict[str, int]:
         """Files the current table state references: ``data_files`` and ``delete_files`` (or logs)."""
+
+    @abc.abstractmethod
+    def location(self, name: str) -> str:
+        """Where table ``name`` lives under the warehouse."""
 
     @abc.abstractmethod
     def classify(self, relpath: str) -> str:

@@ -47,8 +47,8 @@ class DeltaFormat(TableFormat):
             Setting("session", "spark.sql.parquet.compression.codec", "snappy", DOC_PROPERTIES),
         ]
 
-    def location(self, name: str) -> Path:
-        return self.warehouse / "delta" / name
+    def location(self, name: str) -> str:
+        return f"{self.warehouse}/delta/{name}"
 
     @staticmethod
     def _ident(table: TableRef) -> str:

@@ -8,24 +8,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.storage import Files
+
 _COMMIT = re.compile(r"^(\d{20})\.json$")
 _CLASSIC_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.\d{10}\.\d{10})?\.parquet$")
 
 
-def log_dir(table_dir: Path | str) -> Path:
-    return Path(table_dir) / "_delta_log"
+def log_dir(table_dir: Path | str | Files) -> Files:
+    return Files.of(table_dir) / "_delta_log"
 
 
-def commit_versions(table_dir: Path | str) -> list[int]:
+def commit_versions(table_dir: Path | str | Files) -> list[int]:
     return sorted(int(m.group(1)) for p in log_dir(table_dir).iterdir() if (m := _COMMIT.match(p.name)))
 
 
-def latest_version(table_dir: Path | str) -> int | None:
+def latest_version(table_dir: Path | str | Files) -> int | None:
     versions = commit_versions(table_dir)
     return versions[-1] if versions else None
 
 
-def read_commit(table_dir: Path | str, version: int) -> list[dict[str, Any]]:
+def read_commit(table_dir: Path | str | Files, version: int) -> list[dict[str, Any]]:
     """The actions of one commit file (one JSON object per line)."""
     text = (log_dir(table_dir) / f"{version:020d}.json").read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -77,28 +79,28 @@ def summarize_commit(version: int, actions: list[dict[str, Any]]) -> DeltaCommit
     return commit
 
 
-def commits_since(table_dir: Path | str, since: int | None) -> list[DeltaCommit]:
+def commits_since(table_dir: Path | str | Files, since: int | None) -> list[DeltaCommit]:
     """Summaries of the commits after version ``since`` (all when None)."""
     return [summarize_commit(v, read_commit(table_dir, v)) for v in commit_versions(table_dir)
             if since is None or v > since]
 
 
-def _checkpoint_adds(table_dir: Path, version: int) -> dict[str, dict[str, Any]]:
+def _checkpoint_adds(table_dir: Files, version: int) -> dict[str, dict[str, Any]]:
     import pyarrow.parquet as pq
 
     live: dict[str, dict[str, Any]] = {}
-    parts = sorted(p for p in log_dir(table_dir).iterdir()
-                   if (m := _CLASSIC_CHECKPOINT.match(p.name)) and int(m.group(1)) == version)
+    parts = sorted((p for p in log_dir(table_dir).iterdir()
+                    if (m := _CLASSIC_CHECKPOINT.match(p.name)) and int(m.group(1)) == version), key=lambda p: p.name)
     for part in parts:
-        for row in pq.read_table(part, columns=["add"]).column("add").to_pylist():
+        for row in pq.read_table(part.path, columns=["add"], filesystem=part.fs).column("add").to_pylist():
             if row:
                 live[row["path"]] = row
     return live
 
 
-def live_files(table_dir: Path | str) -> dict[str, int]:
+def live_files(table_dir: Path | str | Files) -> dict[str, int]:
     """Replay the log (from the newest classic checkpoint, else from version 0): live data files and DVs."""
-    table_dir = Path(table_dir)
+    table_dir = Files.of(table_dir)
     versions = commit_versions(table_dir)
     checkpoints = sorted({int(m.group(1)) for p in log_dir(table_dir).iterdir() if (m := _CLASSIC_CHECKPOINT.match(p.name))})
     start = 0

@@ -73,8 +73,8 @@ class HudiFormat(TableFormat):
             s.append(Setting("compaction", "hoodie.compact.inline.max.delta.commits", "1", DOC_COMPACTION))
         return s
 
-    def location(self, name: str) -> Path:
-        return self.warehouse / "hudi" / name
+    def location(self, name: str) -> str:
+        return f"{self.warehouse}/hudi/{name}"
 
     def _options(self, table: TableRef, operation: str) -> dict[str, str]:
         w = WriteOptions

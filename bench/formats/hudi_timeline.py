@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.storage import Files
+
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
 _INSTANT = re.compile(r"^(\d+)(?:_(\d+))?\.([a-z_]+)(?:\.(requested|inflight))?$")
 _COMMIT_INFLIGHT = re.compile(r"^(\d+)\.inflight$")  # layout 1 names a commit's inflight file without the action
@@ -26,32 +28,33 @@ class Instant:
     action: str
     state: str  # REQUESTED | INFLIGHT | COMPLETED
     completed: str | None
-    path: Path
+    path: Files
 
     @property
     def is_write(self) -> bool:
         return self.action in WRITE_ACTIONS
 
 
-def timeline_dir(table_dir: Path | str) -> Path:
-    hoodie = Path(table_dir) / ".hoodie"
+def timeline_dir(table_dir: Path | str | Files) -> Files:
+    hoodie = Files.of(table_dir) / ".hoodie"
     return hoodie / "timeline" if (hoodie / "timeline").is_dir() else hoodie
 
 
-def table_properties(table_dir: Path | str) -> dict[str, str]:
+def table_properties(table_dir: Path | str | Files) -> dict[str, str]:
     props: dict[str, str] = {}
-    for line in (Path(table_dir) / ".hoodie" / "hoodie.properties").read_text().splitlines():
+    for line in (Files.of(table_dir) / ".hoodie" / "hoodie.properties").read_text().splitlines():
         if line and not line.startswith("#") and "=" in line:
             key, _, value = line.partition("=")
             props[key.strip()] = value.strip().replace("\\:", ":")
     return props
 
 
-def instants(table_dir: Path | str) -> list[Instant]:
+def instants(table_dir: Path | str | Files) -> list[Instant]:
     """Every instant file on the active timeline, sorted by requested time then state."""
     out = []
     for path in timeline_dir(table_dir).iterdir():
-        if not path.is_file() or path.name.startswith("."):
+        if path.name.startswith(".") or path.name in ("archived", "history", "timeline", "metadata", ".aux", ".temp") \
+                or "." not in path.name:
             continue
         match = _INSTANT.match(path.name)
         if match:
@@ -63,12 +66,12 @@ def instants(table_dir: Path | str) -> list[Instant]:
     return sorted(out, key=lambda i: (i.requested, order[i.state]))
 
 
-def completed_writes(table_dir: Path | str) -> list[Instant]:
+def completed_writes(table_dir: Path | str | Files) -> list[Instant]:
     """Completed commits, delta commits and replace commits (a finished compaction is a ``commit``)."""
     return [i for i in instants(table_dir) if i.state == "COMPLETED" and i.is_write]
 
 
-def compaction_instants(table_dir: Path | str) -> set[str]:
+def compaction_instants(table_dir: Path | str | Files) -> set[str]:
     return {i.requested for i in instants(table_dir) if i.action == "compaction"}
 
 
@@ -136,37 +139,37 @@ def summarize(instant: Instant, compactions: set[str]) -> CommitSummary:
     return summary
 
 
-def summaries_since(table_dir: Path | str, since: str | None) -> list[CommitSummary]:
+def summaries_since(table_dir: Path | str | Files, since: str | None) -> list[CommitSummary]:
     """Completed write instants requested after ``since`` (all of them when ``since`` is None)."""
     compactions = compaction_instants(table_dir)
     return [summarize(i, compactions) for i in completed_writes(table_dir) if since is None or i.requested > since]
 
 
-def latest_instant(table_dir: Path | str) -> str | None:
+def latest_instant(table_dir: Path | str | Files) -> str | None:
     writes = completed_writes(table_dir)
     return writes[-1].requested if writes else None
 
 
-def live_files(table_dir: Path | str) -> dict[str, int]:
+def live_files(table_dir: Path | str | Files) -> dict[str, int]:
     """Base and log files of the latest file slices, from the file names and the completed instants.
 
     A base file counts if its instant completed and it is the newest of its file group; a log file counts
     if it is not older than that base (Hudi <= 0.x names logs by their base instant, 1.x by their delta
     commit, so ``>=`` covers both). Replaced file groups (clustering) are not excluded.
     """
-    root = Path(table_dir)
+    root = Files.of(table_dir)
     done = {i.requested for i in instants(root) if i.state == "COMPLETED"}
     newest_base: dict[tuple[str, str], str] = {}
     logs: list[tuple[tuple[str, str], str]] = []
-    for path in root.rglob("*"):
-        if ".hoodie" in path.relative_to(root).parts or not path.is_file():
+    for rel in root.walk():
+        if rel.startswith(".hoodie/"):
             continue
-        partition = str(path.parent.relative_to(root))
-        if m := _BASE_FILE.match(path.name):
+        partition, _, name = rel.rpartition("/")
+        if m := _BASE_FILE.match(name):
             if m["instant"] in done:
                 group = (partition, m["file_id"])
                 newest_base[group] = max(newest_base.get(group, ""), m["instant"])
-        elif m := _LOG_FILE.match(path.name):
+        elif m := _LOG_FILE.match(name):
             logs.append(((partition, m["file_id"]), m["instant"]))
     live_logs = sum(1 for group, instant in logs if instant >= newest_base.get(group, ""))
     return {"data_files": len(newest_base), "delete_files": live_logs}

@@ -54,8 +54,8 @@ class IcebergFormat(TableFormat):
         ]
 
     @staticmethod
-    def catalog_warehouse(warehouse: Path) -> Path:
-        return Path(warehouse) / "iceberg"
+    def catalog_warehouse(warehouse: Path | str) -> str:
+        return f"{str(warehouse).rstrip('/')}/iceberg"
 
     def table_settings(self) -> list[Setting]:
         version, row_mode = MODES[self.mode]
@@ -75,8 +75,8 @@ class IcebergFormat(TableFormat):
     def _ident(self, name: str) -> str:
         return f"{CATALOG}.{NAMESPACE}.{name}"
 
-    def location(self, name: str) -> Path:
-        return self.catalog_warehouse(self.warehouse) / NAMESPACE / name
+    def location(self, name: str) -> str:
+        return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
 
     def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
                ordering: str) -> TableRef:
