@@ -87,10 +87,9 @@ def payments_file(seed: int, day: int, file_no: int, files_per_day: int, rows_pe
 
 
 @dataclass(frozen=True)
-class PaymentsData:
-    """A generated payments dataset on disk."""
+class TableShape:
+    """A date-clustered table: ``days`` x ``files_per_day`` base files of ``rows_per_file`` rows each."""
 
-    path: str
     days: int
     files_per_day: int
     rows_per_file: int
@@ -99,6 +98,17 @@ class PaymentsData:
     @property
     def rows(self) -> int:
         return self.days * self.files_per_day * self.rows_per_file
+
+    @property
+    def last_day(self) -> dt.date:
+        return FIRST_DAY + dt.timedelta(days=self.days - 1)
+
+
+@dataclass(frozen=True)
+class PaymentsData(TableShape):
+    """A generated payments dataset at ``path``."""
+
+    path: str = ""
 
     @property
     def _sizes(self) -> dict[str, int]:
@@ -116,10 +126,6 @@ class PaymentsData:
     @property
     def bytes_per_row(self) -> float:
         return self.bytes / self.rows
-
-    @property
-    def last_day(self) -> dt.date:
-        return FIRST_DAY + dt.timedelta(days=self.days - 1)
 
     def read(self, columns: list[str] | None = None) -> pa.Table:
         root = Files.of(self.path)
@@ -161,4 +167,4 @@ def generate_payments(data_dir: Path, days: int, files_per_day: int, rows_per_fi
     files = ((f"part-{day:03d}-{file_no:03d}.parquet", payments_file(seed, day, file_no, files_per_day, rows_per_file))
              for day in range(days) for file_no in range(files_per_day))
     shape = {"days": days, "files_per_day": files_per_day, "rows_per_file": rows_per_file, "seed": seed}
-    return PaymentsData(write_once(data_dir, "payments", shape, files, progress), days, files_per_day, rows_per_file, seed)
+    return PaymentsData(days, files_per_day, rows_per_file, seed, path=write_once(data_dir, "payments", shape, files, progress))

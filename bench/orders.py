@@ -7,14 +7,13 @@ so the final table can be checked against it.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from bench.datagen import FIRST_DAY, decimal_from_cents, write_once
+from bench.datagen import FIRST_DAY, TableShape, decimal_from_cents, write_once
 from bench.queries import CENT, Query, money, normalize
 
 ORDER_ID_BASE = 5_000_000_000
@@ -25,20 +24,8 @@ SCHEMA_DDL = ("order_id bigint, restaurant_id int, city string, event_date date,
 COLUMNS = ("order_id", "restaurant_id", "city", "event_date", "status", "amount_cents", "event_time", "items")
 
 
-@dataclass(frozen=True)
-class OrdersShape:
-    days: int
-    files_per_day: int
-    rows_per_file: int
-    seed: int
-
-    @property
-    def rows(self) -> int:
-        return self.days * self.files_per_day * self.rows_per_file
-
-    @property
-    def last_day(self) -> dt.date:
-        return FIRST_DAY + dt.timedelta(days=self.days - 1)
+class OrdersShape(TableShape):
+    """The order_events table's shape (one file per (day, file) block of base rows)."""
 
 
 def base_frame(shape: OrdersShape) -> pd.DataFrame:

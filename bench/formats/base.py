@@ -160,3 +160,26 @@ class TableFormat(abc.ABC):
     def check_read_mode(self, mode: str) -> None:
         if mode not in self.read_modes:
             raise NotSupported(f"{self.config_id} has no {mode!r} read; it reads {', '.join(self.read_modes)}")
+
+
+class SqlMergeVerbs:
+    """update / upsert / delete as Spark SQL ``MERGE INTO``, for formats whose SQL supports it (Iceberg, Delta).
+
+    The class using it names its table in SQL with ``sql_name``.
+    """
+
+    def sql_name(self, table: TableRef) -> str:
+        raise NotImplementedError
+
+    def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
+        spark.sql(f"MERGE INTO {self.sql_name(table)} t USING {source_view} s ON t.{table.key} = s.{table.key} {action}")
+
+    def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
+        sets = ", ".join(f"t.{col} = {expr}" for col, expr in assignments.items())
+        self._merge(spark, table, keys_view, f"WHEN MATCHED THEN UPDATE SET {sets}")
+
+    def upsert(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
+        self._merge(spark, table, rows_view, "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+
+    def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
+        self._merge(spark, table, keys_view, "WHEN MATCHED THEN DELETE")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.formats import delta_log
-from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, TableFormat, TableRef
+from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
 from bench.formats.loading import one_task_per_input_file
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ MODES = {"cow": "false", "dv": "true"}
 ROW_METRICS = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numTargetRowsDeleted", "numTargetRowsInserted")
 
 
-class DeltaFormat(TableFormat):
+class DeltaFormat(SqlMergeVerbs, TableFormat):
     family = "delta"
     modes = tuple(MODES)
 
@@ -67,18 +67,8 @@ class DeltaFormat(TableFormat):
             data.write.format("delta").mode("append").save(str(table.location))
         return table
 
-    def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
-        sets = ", ".join(f"t.{col} = {expr}" for col, expr in assignments.items())
-        spark.sql(f"MERGE INTO {self._ident(table)} t USING {keys_view} s ON t.{table.key} = s.{table.key} "
-                  f"WHEN MATCHED THEN UPDATE SET {sets}")
-
-    def upsert(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
-        spark.sql(f"MERGE INTO {self._ident(table)} t USING {rows_view} s ON t.{table.key} = s.{table.key} "
-                  "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
-
-    def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
-        spark.sql(f"MERGE INTO {self._ident(table)} t USING {keys_view} s ON t.{table.key} = s.{table.key} "
-                  "WHEN MATCHED THEN DELETE")
+    def sql_name(self, table: TableRef) -> str:
+        return self._ident(table)
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""

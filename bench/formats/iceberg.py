@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, TableFormat, TableRef
+from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
 from bench.formats.loading import one_task_per_input_file
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ MODES = {  # mode -> (format version, row-level write mode)
 }
 
 
-class IcebergFormat(TableFormat):
+class IcebergFormat(SqlMergeVerbs, TableFormat):
     family = "iceberg"
     modes = tuple(MODES)
 
@@ -93,18 +93,8 @@ class IcebergFormat(TableFormat):
             writer.append()
         return TableRef(name, self.location(name), key, partition_by, ordering)
 
-    def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
-        sets = ", ".join(f"t.{col} = {expr}" for col, expr in assignments.items())
-        spark.sql(f"MERGE INTO {self._ident(table.name)} t USING {keys_view} s ON t.{table.key} = s.{table.key} "
-                  f"WHEN MATCHED THEN UPDATE SET {sets}")
-
-    def upsert(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
-        spark.sql(f"MERGE INTO {self._ident(table.name)} t USING {rows_view} s ON t.{table.key} = s.{table.key} "
-                  "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
-
-    def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
-        spark.sql(f"MERGE INTO {self._ident(table.name)} t USING {keys_view} s ON t.{table.key} = s.{table.key} "
-                  "WHEN MATCHED THEN DELETE")
+    def sql_name(self, table: TableRef) -> str:
+        return self._ident(table.name)
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """Rewrite the data files that carry deletes; on v2 also drop the now-dangling delete files.
