@@ -47,7 +47,7 @@ def run_reads(spark: SparkSession, fmt: TableFormat, table: TableRef, queries: l
         seconds, answer = [], None
         for _ in range(repeats):
             # resolving the relation is timed too: for Hudi it lists the table, as Iceberg's planning does
-            took, rows = timed(lambda: spark.sql(query.sql.format(table=fmt.relation(spark, table, mode))).collect())
+            took, rows = timed(lambda q=query: spark.sql(q.sql.format(table=fmt.relation(spark, table, mode))).collect())
             seconds.append(took)
             answer = normalize(rows)
         ok = answer == expected[query.name]

@@ -7,7 +7,6 @@ right family, an adapter and the base data; the scenario does the measuring.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -209,7 +208,3 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"cowmor: scale={session.scale.name} seed={session.seed} configs={','.join(c.id for c in session.configs)} "
             f"master={session.spark_options.master} workspace={session.workspace.root}"]
 
-
-def results_path(config: pytest.Config) -> Path:
-    bench = config.stash[SESSION_KEY]
-    return bench.results_dir / bench.run_id

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bench import artifacts
 from bench.datagen import PaymentsData, generate_payments
 from bench.exceptions import BadOption, MissingArtifact
-from bench.formats import CONFIGS, Config, adapter_class, make_adapter, select_configs
+from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.options import check_master_reachable, scale_overrides
 from bench.scales import Scale, get_scale
 from bench.spark import SparkApps, SparkOptions, java_version
@@ -187,6 +187,3 @@ def _git_commit() -> str | None:
     except OSError:
         return None
 
-
-def config_family(config_id: str) -> str:
-    return CONFIGS[config_id].family

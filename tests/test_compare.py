@@ -14,7 +14,7 @@ import pytest
 from bench import history
 from bench.compare import compare
 from bench.report.build import build_report
-from bench.report.load import Run, load_run
+from bench.report.load import load_run
 from tests.conftest import ARTIFACTS, ROOT, run_scenarios
 
 HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")

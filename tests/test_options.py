@@ -88,3 +88,21 @@ def test_cli_rejects_bad_options_in_one_line(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "unknown format" in proc.stderr
+
+
+def test_java_missing_or_too_old_is_one_line(tmp_path, monkeypatch):
+    from bench.exceptions import JavaNotFound
+    from bench.spark import java_version
+
+    fake = tmp_path / "jdk8" / "bin"
+    fake.mkdir(parents=True)
+    (fake / "java").write_text('#!/bin/sh\necho \'openjdk version "1.8.0_392"\' >&2\n')
+    (fake / "java").chmod(0o755)
+    monkeypatch.setenv("JAVA_HOME", str(fake.parent))
+    with pytest.raises(JavaNotFound, match="Java 8 .* too old.*openjdk-17") as err:
+        java_version()
+    assert "\n" not in str(err.value)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "none"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(JavaNotFound, match="Java not found.*install OpenJDK 17"):
+        java_version()

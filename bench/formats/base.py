@@ -154,9 +154,6 @@ class TableFormat(abc.ABC):
     def classify(self, relpath: str) -> str:
         """The kind (``FILE_KINDS``) of a file given its path relative to the table directory."""
 
-    def drop(self, spark: SparkSession, table: TableRef) -> None:
-        """Forget the table in the session; the caller deletes its directory through the workspace."""
-
     def check_read_mode(self, mode: str) -> None:
         if mode not in self.read_modes:
             raise NotSupported(f"{self.config_id} has no {mode!r} read; it reads {', '.join(self.read_modes)}")

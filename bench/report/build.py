@@ -276,7 +276,7 @@ def section_compare(runs: list[load.Run]) -> str:
     parts = []
     for other in others:
         joined = a.join(load.operations(other).set_index("name"), lsuffix="_a", rsuffix="_b", how="inner")
-        rows = [{"benchmark": name, f"median A s": f"{r.median_s_a:.3f}", f"median B s": f"{r.median_s_b:.3f}",
+        rows = [{"benchmark": name, "median A s": f"{r.median_s_a:.3f}", "median B s": f"{r.median_s_b:.3f}",
                  "ratio B/A": f"{r.median_s_b / r.median_s_a:.2f}",
                  "spread A (IQR/median)": f"{(r.iqr_s_a or 0) / r.median_s_a:.0%}",
                  "spread B": f"{(r.iqr_s_b or 0) / r.median_s_b:.0%}",
