@@ -17,6 +17,10 @@ def human_bytes(n: float | None) -> str:
     return f"{n:.1f} TB"
 
 
+def _count(value) -> int:
+    return 0 if value is None or pd.isna(value) else int(value)
+
+
 def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str) -> float | None:
     sel = reads[(reads.config_id == config_id) & (reads.operation == operation) & (reads.phase == phase)] if not reads.empty else reads
     return None if sel.empty else float(sel["median_s"].sum())
@@ -27,17 +31,17 @@ def text_summary(run: load.Run) -> str:
     reads = load.reads(run)
     outcomes = load.outcomes(run)
     lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
-    header = f"{'configuration':<13} {'operation':<11} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
+    header = f"{'configuration':<13} {'operation':<16} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
     lines += [header, "-" * len(header)]
     for _, r in ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first").iterrows():
         before = _read_median(reads, r.config_id, r.operation, "before")
         after = _read_median(reads, r.config_id, r.operation, "after") or _read_median(reads, r.config_id, r.operation, "after_compaction")
         dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")
-        removed = (r.meta_data_files_removed or 0) + (r.meta_delete_files_removed or 0)
+        removed = _count(r.meta_data_files_removed) + _count(r.meta_delete_files_removed)
         amp = f"{r.write_amplification:,.0f}x" if pd.notna(r.write_amplification) else "-"
         operation = f"{r.operation}:{r.param}" if isinstance(r.param, str) else (r.operation if r.scenario == "payments_hotfix" else r.scenario)
-        lines.append(f"{r.config_id:<13} {operation:<11} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
-                     f"{human_bytes(r.fs_bytes_added):>9} {int(r.fs_data_files_added or 0):>6} {int(r.fs_delete_files_added or 0):>5} "
+        lines.append(f"{r.config_id:<13} {operation:<16} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
+                     f"{human_bytes(r.fs_bytes_added):>9} {_count(r.fs_data_files_added):>6} {_count(r.fs_delete_files_added):>5} "
                      f"{int(removed):>12} {amp:>9} {dash:>21}")
     skipped = outcomes[outcomes.outcome == "skipped"].drop_duplicates("config_id") if not outcomes.empty else outcomes
     failed = outcomes[outcomes.outcome == "failed"] if not outcomes.empty else outcomes

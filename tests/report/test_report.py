@@ -121,3 +121,13 @@ def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
         index = build_report([tiny_run["run_dir"], tmp_path / "other.json"], tmp_path / "out")
     page = index.read_text()
     assert "different scales" in page and "8. Comparing runs" in page
+
+
+@pytest.mark.spark
+def test_text_summary_covers_every_scenario(tiny_run):
+    from bench.report.summary import text_summary
+
+    text = text_summary(load.load_run(tiny_run["run_dir"]))
+    for needle in ("iceberg-mor", "update", "compaction", "dinner_peak", "degradation", "monthly_settlements",
+                   "update:10pct", "SKIPPED hudi-mor"):
+        assert needle in text
