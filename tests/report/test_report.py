@@ -131,3 +131,12 @@ def test_text_summary_covers_every_scenario(tiny_run):
     for needle in ("iceberg-mor", "update", "compaction", "dinner_peak", "degradation", "monthly_settlements",
                    "update:10pct", "SKIPPED hudi-mor"):
         assert needle in text
+
+
+def test_report_never_imports_pyspark():
+    import subprocess
+    import sys
+
+    code = ("import sys, bench.report.build, bench.compare, bench.history, bench.cli; "
+            "sys.exit(1 if any(m.startswith('pyspark') for m in sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
