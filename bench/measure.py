@@ -90,6 +90,37 @@ class Observation:
         return record
 
 
+class Rounds:
+    """Per-round records for ``benchmark.pedantic``, which has no teardown: ``setup`` first closes the previous
+    round (before the table is rebuilt, or the rebuild would count as written), then ``start``s the next one;
+    the last round is closed after the benchmark."""
+
+    def __init__(self, logical_bytes: float | None = None) -> None:
+        self.logical_bytes = logical_bytes
+        self.records: list[dict[str, Any]] = []
+        self._open: Observation | None = None
+        self._extra: dict[str, Any] = {}
+
+    def start(self, fmt: TableFormat, table: TableRef, **extra: Any) -> None:
+        """Observe ``table`` from now; ``extra`` is stored with this round."""
+        assert self._open is None, "close() the previous round before rebuilding the table"
+        self._open, self._extra = Observation.start(fmt, table), extra
+
+    def close(self) -> None:
+        if self._open is not None:
+            self.records.append(self._open.finish(self.logical_bytes) | self._extra)
+            self._open = None
+
+    @property
+    def number(self) -> int:
+        """The round about to start (1-based), for progress lines."""
+        return len(self.records) + 1
+
+    @property
+    def last(self) -> dict[str, Any]:
+        return self.records[-1]
+
+
 def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_keys: list[int], total_rows: int,
                 columns: tuple[str, ...] = ("status", "amount")) -> dict[str, Any]:
     """The table equals the expected state: the row count, and every changed key's columns exactly.
@@ -102,11 +133,10 @@ def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_
         raise WrongAnswer(f"{relation}: {count} rows, expected {total_rows}")
     ids = ",".join(str(int(k)) for k in changed_keys)
     got = normalize(spark.sql(f"SELECT {key}, {', '.join(columns)} FROM {relation} WHERE {key} IN ({ids})").collect())
-    cents = "amount_cents" if "amount" in columns else None
     want_frame = expected[expected[key].isin(changed_keys)]
-    want = normalize([tuple([int(getattr(r, key))] + [money(getattr(r, cents)) if c == "amount" else getattr(r, c) for c in columns])
+    want = normalize([tuple([int(getattr(r, key))] + [money(r.amount_cents) if c == "amount" else getattr(r, c) for c in columns])
                       for r in want_frame.itertuples()])
     if got != want:
-        diff_rows = [w for w in want if w not in got][:3]
-        raise WrongAnswer(f"{relation}: {len([w for w in want if w not in got])} changed rows differ, e.g. expected {diff_rows}")
+        differing = sorted(set(want) ^ set(got))
+        raise WrongAnswer(f"{relation}: {len(differing)} changed rows differ, e.g. {differing[:3]}")
     return {"row_count": count, "rows_changed_verified": len(got)}

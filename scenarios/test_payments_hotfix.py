@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bench.datagen import HOTFIX_STATUS
-from bench.measure import Observation, run_reads, summarize
+from bench.measure import Rounds, run_reads, summarize
 from bench.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -48,33 +48,29 @@ def verify_hotfix(lab, table, hotfix, payments) -> dict:
 def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
     scale = lab.session.scale
     keys_view = lab.keys_view("hotfix_keys", hotfix["keys"])
-    rounds: list[dict] = []
+    rounds = Rounds(hotfix["logical_bytes"])
     state: dict = {}
 
-    def close_round() -> None:
-        if "observation" in state:
-            rounds.append(state.pop("observation").finish(hotfix["logical_bytes"]) | {"reads_before": state["reads"]})
-
     def setup():
-        close_round()
-        progress(f"{config_id}: round {len(rounds) + 1}/{scale.rounds}: create table, dashboards before")
+        rounds.close()
+        progress(f"{config_id}: round {rounds.number}/{scale.rounds}: create table, dashboards before")
         table = lab.session.fresh_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
-        state["reads"] = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["before"], scale.read_repeats)
-        state["observation"] = Observation.start(lab.fmt, table)
+        reads = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["before"], scale.read_repeats)
+        rounds.start(lab.fmt, table, reads_before=reads)
         return (table,), {}
 
     def update(table):
         lab.fmt.update(lab.spark, table, keys_view, ASSIGNMENT)
 
     benchmark.pedantic(update, setup=setup, rounds=scale.rounds, iterations=1)
-    close_round()
+    rounds.close()
     table = state["table"]
     progress(f"{config_id}: verify and read after the update")
     verified = verify_hotfix(lab, table, hotfix, payments)
     reads_after = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["after"], scale.read_repeats)
-    last = rounds[-1]
+    last = rounds.last
     reported = last["metadata"]["rows_changed"]
     if reported is not None:
         assert reported == len(hotfix["keys"]), f"format reports {reported} rows changed"
@@ -84,10 +80,10 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         "rows_targeted": len(hotfix["keys"]), "rows_changed_reported": reported, **verified,
         "base": payments.describe(), "live_files_before": state["live_before"],
         "live_files_after": lab.fmt.live_files(lab.spark, table),
-        "rounds": rounds, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
+        "rounds": rounds.records, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
                                                     "write_amplification_metadata", "logical_bytes",
                                                     "table_bytes_on_disk")},
-        "reads_before": _merge_reads([r["reads_before"] for r in rounds]), "reads_after": reads_after,
+        "reads_before": _merge_reads([r["reads_before"] for r in rounds.records]), "reads_after": reads_after,
         "answers_verified": True, "settings": [vars(s) for s in lab.fmt.settings()],
     })
 
@@ -96,35 +92,31 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
 def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress):
     scale = lab.session.scale
     keys_view = lab.keys_view("hotfix_keys", hotfix["keys"])
-    rounds: list[dict] = []
+    rounds = Rounds()
     state: dict = {}
 
-    def close_round() -> None:
-        if "observation" in state:
-            rounds.append(state.pop("observation").finish())
-
     def setup():
-        close_round()
-        progress(f"{config_id}: round {len(rounds) + 1}/{scale.rounds}: create table, update (untimed)")
+        rounds.close()
+        progress(f"{config_id}: round {rounds.number}/{scale.rounds}: create table, update (untimed)")
         table = lab.session.fresh_table(lab.spark, lab.fmt, TABLE, payments)
         lab.fmt.update(lab.spark, table, keys_view, ASSIGNMENT)
         state["table"], state["live_before"] = table, lab.fmt.live_files(lab.spark, table)
-        state["observation"] = Observation.start(lab.fmt, table)
+        rounds.start(lab.fmt, table)
         return (table,), {}
 
     benchmark.pedantic(lambda table: lab.fmt.compact(lab.spark, table), setup=setup, rounds=scale.rounds, iterations=1)
-    close_round()
+    rounds.close()
     table = state["table"]
     verified = verify_hotfix(lab, table, hotfix, payments)
     live_after = lab.fmt.live_files(lab.spark, table)
     assert live_after["delete_files"] == 0, f"compaction left {live_after['delete_files']} delete files / logs"
     reads_after = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["after"], scale.read_repeats)
-    last = rounds[-1]
+    last = rounds.last
     benchmark.extra_info.update({
         "scenario": "payments_hotfix", "operation": "compaction", "config_id": config_id,
         "family": lab.fmt.family, "mode": lab.fmt.mode, "scale": scale.name, "seed": lab.session.seed,
         **verified, "live_files_before": state["live_before"], "live_files_after": live_after,
-        "rounds": rounds, "filesystem": last["filesystem"], "metadata": last["metadata"],
+        "rounds": rounds.records, "filesystem": last["filesystem"], "metadata": last["metadata"],
         "table_bytes_on_disk": last["table_bytes_on_disk"],
         "reads_after_compaction": reads_after, "answers_verified": True,
         "settings": [vars(s) for s in lab.fmt.settings()],

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from bench.datagen import HOTFIX_STATUS, TXN_ID_BASE
-from bench.measure import Observation
+from bench.measure import Rounds
 
 pytestmark = pytest.mark.spark
 TABLE = "payments_sweep"
@@ -38,28 +38,27 @@ def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
     keys = sweep_keys(payments, point, scale.hotfix_rows)
     keys_view = lab.keys_view("sweep_keys", keys)
     files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
-    rounds, state = [], {}
+    rounds, state = Rounds(len(keys) * payments.bytes_per_row), {}
 
     def setup():
-        if "observation" in state:
-            rounds.append(state.pop("observation").finish(len(keys) * payments.bytes_per_row))
-        progress(f"{config_id} {point}: round {len(rounds) + 1}/{scale.rounds} ({len(keys)} rows in {files_touched} files)")
+        rounds.close()
+        progress(f"{config_id} {point}: round {rounds.number}/{scale.rounds} ({len(keys)} rows in {files_touched} files)")
         state["table"] = lab.session.fresh_table(spark, fmt, TABLE, payments)
-        state["observation"] = Observation.start(fmt, state["table"])
+        rounds.start(fmt, state["table"])
         return (state["table"],), {}
 
     benchmark.pedantic(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{HOTFIX_STATUS}'"}),
                        setup=setup, rounds=scale.rounds, iterations=1)
-    rounds.append(state.pop("observation").finish(len(keys) * payments.bytes_per_row))
+    rounds.close()
     rel = fmt.relation(spark, state["table"])
     changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{HOTFIX_STATUS}'").collect()[0][0]
     assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
-    last = rounds[-1]
+    last = rounds.last
     benchmark.extra_info.update({
         "scenario": "update_sweep", "operation": "update", "param": point, "config_id": config_id,
         "family": fmt.family, "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed,
         "rows_targeted": len(keys), "rows_fraction": len(keys) / payments.rows, "files_touched": files_touched,
-        "files_total": len(payments.files), "rows_changed_verified": changed, "rounds": rounds,
+        "files_total": len(payments.files), "rows_changed_verified": changed, "rounds": rounds.records,
         "filesystem": last["filesystem"], "metadata": last["metadata"], "write_amplification": last["write_amplification"],
         "logical_bytes": last["logical_bytes"], "answers_verified": True,
         "settings": [vars(s) for s in fmt.settings()],
