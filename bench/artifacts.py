@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
 import os
 import socket
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bench.exceptions import MissingArtifact
+from bench.exceptions import BadArtifact, MissingArtifact
 
 JARS_DIR_ENV = "COWMOR_JARS_DIR"
+SCALA_LINE = "2.12"  # pyspark 3.5's own line; a jar for another line fails at the first call into it
 OFFLINE_ENV = "COWMOR_OFFLINE"  # "1": never try Maven (no network probe)
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2/"
 
@@ -32,7 +35,7 @@ class Artifact:
         return f"{self.name}-{self.version}.jar"
 
 
-ICEBERG_VERSION, DELTA_VERSION, HUDI_VERSION = "1.10.2", "3.3.2", "1.0.2"
+ICEBERG_VERSION, DELTA_VERSION, HUDI_VERSION = "1.10.2", "3.3.2", "1.1.1"
 
 FAMILY_ARTIFACTS: dict[str, tuple[Artifact, ...]] = {
     "iceberg": (Artifact("org.apache.iceberg", "iceberg-spark-runtime-3.5_2.12", ICEBERG_VERSION),),
@@ -68,8 +71,56 @@ class Resolution:
         return conf
 
     def as_dict(self) -> dict[str, object]:
+        """What a result needs to be traced to its jars: where they came from and each file's sha256."""
+        files = list(self.jars) or [p for p in map(_ivy_jar, self.packages) if p.is_file()]
         return {"family": self.family, "source": self.source, "jars": [str(p) for p in self.jars],
+                "sha256": {p.name: sha256(p) for p in files},
                 "packages": list(self.packages), "repositories": list(self.repositories)}
+
+
+@functools.lru_cache(maxsize=32)
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# Constant-pool names only one Scala line's compiler emits (collections were redesigned in 2.13).
+_SCALA_MARKERS = {"2.12": (b"scala/collection/TraversableOnce", b"scala/collection/GenTraversableOnce"),
+                  "2.13": (b"scala/collection/IterableOnce", b"scala/collection/immutable/ArraySeq")}
+
+
+def scala_line(path: Path) -> str | None:
+    """The Scala line the jar's classes were compiled for (None: no Scala class, e.g. a pure Java jar).
+
+    Raises:
+        BadArtifact: the file is not a readable jar (zip) archive.
+    """
+    try:
+        with zipfile.ZipFile(path) as jar:
+            for info in jar.infolist():
+                if info.filename.endswith(".class"):
+                    code = jar.read(info)
+                    for line, markers in _SCALA_MARKERS.items():
+                        if any(m in code for m in markers):
+                            return line
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        raise BadArtifact(f"{path} is not a usable jar ({err}); replace it with the published artifact") from None
+    return None
+
+
+def check_jar(path: Path) -> None:
+    """Fail before Spark starts, in one line naming the file, on a broken jar or one for another Scala line.
+
+    Raises:
+        BadArtifact: not a zip archive, or compiled for a Scala line other than ``SCALA_LINE``.
+    """
+    line = scala_line(path)
+    if line is not None and line != SCALA_LINE:
+        raise BadArtifact(f"{path} was built for Scala {line}, but Spark here runs Scala {SCALA_LINE}; "
+                          f"use the _{SCALA_LINE} artifact")
 
 
 def _from_dir(artifacts: tuple[Artifact, ...], jars_dir: Path) -> tuple[list[Path], list[str]]:
@@ -77,6 +128,7 @@ def _from_dir(artifacts: tuple[Artifact, ...], jars_dir: Path) -> tuple[list[Pat
     for artifact in artifacts:
         path = jars_dir / artifact.filename
         if path.is_file():
+            check_jar(path)
             found.append(path)
         else:
             others = sorted(p.name for p in jars_dir.glob(f"{artifact.name}-*.jar"))
@@ -95,6 +147,12 @@ def _from_pypi(family: str, artifacts: tuple[Artifact, ...]) -> list[Path] | Non
     jar_dir = Path(next(iter(spec.submodule_search_locations))) / folder
     found, _ = _from_dir(artifacts, jar_dir)
     return found if len(found) == len(artifacts) else None
+
+
+def _ivy_jar(coordinate: str, ivy_home: Path | None = None) -> Path:
+    """Where Spark's Ivy resolution leaves a package's jar (``~/.ivy2/jars/<group>_<name>-<version>.jar``)."""
+    group, name, version = coordinate.split(":")
+    return (ivy_home or Path.home() / ".ivy2") / "jars" / f"{group}_{name}-{version}.jar"
 
 
 def _ivy_cached(artifact: Artifact, ivy_home: Path) -> bool:

@@ -15,6 +15,10 @@ class MissingArtifact(CowmorError):
     """A format family's jars cannot be found anywhere; the family is skipped with this message."""
 
 
+class BadArtifact(MissingArtifact):
+    """A jar is present but unusable (not a zip, wrong Scala line); the family is skipped with this message."""
+
+
 class JavaNotFound(CowmorError):
     """No usable Java on PATH / JAVA_HOME."""
 

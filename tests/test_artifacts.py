@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import hashlib
+import zipfile
+
 import pytest
 
 from bench import artifacts
-from bench.exceptions import MissingArtifact
+from bench.exceptions import BadArtifact, MissingArtifact
 
 
 @pytest.fixture(autouse=True)
@@ -13,10 +16,14 @@ def _isolated(monkeypatch, tmp_path):
     return tmp_path
 
 
-def _touch(folder, *names):
+def _touch(folder, *names, classes: dict[str, bytes] | None = None):
+    """Write real (small) jar files: zip archives holding ``classes``."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
-        (folder / name).write_bytes(b"PK")
+        with zipfile.ZipFile(folder / name, "w") as jar:
+            jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+            for entry, code in (classes or {}).items():
+                jar.writestr(entry, code)
 
 
 def test_jars_dir_first(tmp_path):
@@ -27,7 +34,7 @@ def test_jars_dir_first(tmp_path):
 
 
 def test_jars_dir_from_environment(tmp_path, monkeypatch):
-    _touch(tmp_path, "hudi-spark3.5-bundle_2.12-1.0.2.jar")
+    _touch(tmp_path, "hudi-spark3.5-bundle_2.12-1.1.1.jar")
     monkeypatch.setenv(artifacts.JARS_DIR_ENV, str(tmp_path))
     assert artifacts.resolve("hudi", ivy_home=tmp_path / "ivy").source.startswith("jars-dir")
 
@@ -40,9 +47,9 @@ def test_pypi_package_ships_iceberg(tmp_path):
 
 def test_ivy_cache_then_maven(tmp_path, monkeypatch):
     ivy = tmp_path / "ivy"
-    _touch(ivy / "cache/org.apache.hudi/hudi-spark3.5-bundle_2.12/jars", "hudi-spark3.5-bundle_2.12-1.0.2.jar")
+    _touch(ivy / "cache/org.apache.hudi/hudi-spark3.5-bundle_2.12/jars", "hudi-spark3.5-bundle_2.12-1.1.1.jar")
     res = artifacts.resolve("hudi", None, ivy_home=ivy)
-    assert res.source.startswith("ivy-cache") and res.packages == ("org.apache.hudi:hudi-spark3.5-bundle_2.12:1.0.2",)
+    assert res.source.startswith("ivy-cache") and res.packages == ("org.apache.hudi:hudi-spark3.5-bundle_2.12:1.1.1",)
     monkeypatch.setattr(artifacts, "maven_reachable", lambda repo=None: (True, "reachable"))
     res = artifacts.resolve("delta", None, "https://mirror.example/maven2/", ivy_home=tmp_path / "empty")
     assert res.source.startswith("maven:") and res.spark_conf()["spark.jars.packages"] == \
@@ -66,3 +73,33 @@ def test_offline_env_skips_the_network(monkeypatch):
     monkeypatch.setenv(artifacts.OFFLINE_ENV, "1")
     artifacts.maven_reachable.cache_clear()
     assert artifacts.maven_reachable("https://repo1.maven.org/maven2/") == (False, "COWMOR_OFFLINE=1")
+
+
+def test_sha256_of_every_jar_is_recorded(tmp_path):
+    _touch(tmp_path, "delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
+    recorded = artifacts.resolve("delta", tmp_path, ivy_home=tmp_path / "ivy").as_dict()
+    assert recorded["sha256"] == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in tmp_path.glob("*.jar")}
+    pypi = artifacts.resolve("iceberg", None, ivy_home=tmp_path / "ivy").as_dict()
+    assert len(pypi["sha256"]["iceberg-spark-runtime-3.5_2.12-1.10.2.jar"]) == 64
+
+
+def test_a_file_that_is_not_a_jar_fails_in_one_line_naming_it(tmp_path):
+    _touch(tmp_path, "delta-storage-3.3.2.jar")
+    (tmp_path / "delta-spark_2.12-3.3.2.jar").write_text("<html>404 Not Found</html>")
+    with pytest.raises(BadArtifact) as err:
+        artifacts.resolve("delta", tmp_path, ivy_home=tmp_path / "ivy")
+    assert isinstance(err.value, MissingArtifact)  # so the family is skipped with this message, others still run
+    assert "delta-spark_2.12-3.3.2.jar is not a usable jar" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_jar_for_scala_2_13_fails_in_one_line_naming_it(tmp_path):
+    # a class compiled by scalac 2.13 names the 2.13 collections in its constant pool
+    _touch(tmp_path, "hudi-spark3.5-bundle_2.12-1.1.1.jar",
+           classes={"org/apache/hudi/Example.class": b"\xca\xfe\xba\xbe...scala/collection/IterableOnce..."})
+    with pytest.raises(BadArtifact, match=r"hudi-spark3.5-bundle_2.12-1.1.1.jar was built for Scala 2.13, .*Scala 2.12"):
+        artifacts.resolve("hudi", tmp_path, ivy_home=tmp_path / "ivy")
+
+
+def test_real_jars_are_recognised_as_scala_2_12(tmp_path):
+    iceberg = artifacts.resolve("iceberg", None, ivy_home=tmp_path / "ivy").jars[0]
+    assert artifacts.scala_line(iceberg) == "2.12"
