@@ -85,16 +85,29 @@ def commits_since(table_dir: Path | str | Files, since: int | None) -> list[Delt
             if since is None or v > since]
 
 
-def _checkpoint_adds(table_dir: Files, version: int) -> dict[str, dict[str, Any]]:
+def file_id(action: dict[str, Any]) -> tuple[str, str | None]:
+    """A logical file's identity in the Delta protocol: its path and its deletion vector's unique id.
+
+    A commit that attaches a DV removes (path, old DV) and adds (path, new DV), in any order; keying by path
+    alone would let the remove cancel the add.
+    """
+    dv = action.get("deletionVector")
+    if not dv:
+        return action["path"], None
+    offset = dv.get("offset")
+    return action["path"], f"{dv.get('storageType')}{dv.get('pathOrInlineDv')}" + (f"@{offset}" if offset is not None else "")
+
+
+def _checkpoint_adds(table_dir: Files, version: int) -> dict[tuple[str, str | None], dict[str, Any]]:
     import pyarrow.parquet as pq
 
-    live: dict[str, dict[str, Any]] = {}
+    live: dict[tuple[str, str | None], dict[str, Any]] = {}
     parts = sorted((p for p in log_dir(table_dir).iterdir()
                     if (m := _CLASSIC_CHECKPOINT.match(p.name)) and int(m.group(1)) == version), key=lambda p: p.name)
     for part in parts:
         for row in pq.read_table(part.path, columns=["add"], filesystem=part.fs).column("add").to_pylist():
             if row:
-                live[row["path"]] = row
+                live[file_id(row)] = row
     return live
 
 
@@ -104,17 +117,19 @@ def live_files(table_dir: Path | str | Files) -> dict[str, int]:
     versions = commit_versions(table_dir)
     checkpoints = sorted({int(m.group(1)) for p in log_dir(table_dir).iterdir() if (m := _CLASSIC_CHECKPOINT.match(p.name))})
     start = 0
-    live: dict[str, dict[str, Any]] = {}
+    live: dict[tuple[str, str | None], dict[str, Any]] = {}
     if versions and versions[0] > 0 or (checkpoints and checkpoints[-1] in versions and checkpoints[-1] > 0):
         if not checkpoints:
             raise ValueError(f"{table_dir}: log starts at version {versions[0]} with no classic checkpoint to start from")
         live = _checkpoint_adds(table_dir, checkpoints[-1])
         start = checkpoints[-1] + 1
     for version in (v for v in versions if v >= start):
-        for action in read_commit(table_dir, version):
+        actions = read_commit(table_dir, version)
+        for action in actions:  # removes first: within one commit, order carries no meaning
+            if "remove" in action:
+                live.pop(file_id(action["remove"]), None)
+        for action in actions:
             if "add" in action:
-                live[action["add"]["path"]] = action["add"]
-            elif "remove" in action:
-                live.pop(action["remove"]["path"], None)
+                live[file_id(action["add"])] = action["add"]
     return {"data_files": len(live), "delete_files": sum(1 for a in live.values() if a.get("deletionVector")),
             "data_bytes": sum(int(a.get("size") or 0) for a in live.values())}

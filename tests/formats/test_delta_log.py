@@ -70,3 +70,24 @@ def test_shared_tables_with_many_commits_and_checkpoints(shared_testdata):
     assert sum(c.dvs_added for c in commits) == 2 and sum(c.dvs_removed for c in commits) == 1
     live = delta_log.live_files(shared_testdata / "delta" / "simple_table_with_checkpoint")
     assert live["data_files"] >= 1
+
+
+def test_a_deletion_vector_commit_keeps_the_file_live_whatever_the_action_order(tmp_path):
+    """Delta writes add(path, new DV) and remove(path, old DV) in one commit, in no fixed order (the protocol
+    keys a logical file by path and DV id); the replay must keep the file live with its DV."""
+    import json
+
+    log = tmp_path / "t" / "_delta_log"
+    log.mkdir(parents=True)
+    dv = {"storageType": "u", "pathOrInlineDv": "ab^-aqEH.-t@S}K{vb[*k^", "offset": 1, "sizeInBytes": 36, "cardinality": 2}
+    commits = [
+        [{"add": {"path": "a.parquet", "size": 100, "dataChange": True}}, {"add": {"path": "b.parquet", "size": 50}}],
+        [{"add": {"path": "a.parquet", "size": 100, "deletionVector": dv}},
+         {"remove": {"path": "a.parquet", "size": 100, "dataChange": True}},
+         {"commitInfo": {"operation": "MERGE", "operationMetrics": {"numTargetRowsUpdated": "2"}}}],
+    ]
+    for version, actions in enumerate(commits):
+        (log / f"{version:020d}.json").write_text("\n".join(json.dumps(a) for a in actions))
+    assert delta_log.live_files(tmp_path / "t") == {"data_files": 2, "delete_files": 1, "data_bytes": 150}
+    merge = delta_log.commits_since(tmp_path / "t", 0)[0]
+    assert merge.dvs_added == 1 and merge.dv_rows_added == 2 and merge.files_added == 0 and merge.files_removed == 0
