@@ -5,8 +5,15 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SCALE   ?= small
 FORMATS ?= all
+## SCENARIOS=all runs every scenario; default: the payments hotfix and the degradation curve
+SCENARIOS ?=
 RUNS    ?= $(lastword $(sort $(wildcard results/*/benchmark.json)))
 ARGS    ?=
+## a folder holding the Delta / Hudi jars (instead of Maven): make bench JARS_DIR=~/jars
+JARS_DIR ?=
+ifneq ($(strip $(JARS_DIR)),)
+export COWMOR_JARS_DIR := $(abspath $(JARS_DIR))
+endif
 
 .PHONY: install java bench test test-fast cluster-test report compare clean distclean
 
@@ -22,9 +29,9 @@ install: $(STAMP)
 java: $(STAMP)
 	@$(BIN)/python -m bench.spark
 
-## the default benchmark: payments hotfix at the small scale, every available configuration, then the report
+## the default benchmark: payments hotfix + degradation at the small scale, every available configuration, then the report
 bench: java
-	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(ARGS)
+	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(foreach s,$(SCENARIOS),--scenario $(s)) $(ARGS)
 
 ## the test suite (unit tests + tiny end-to-end runs on real Spark)
 test: java
