@@ -11,7 +11,34 @@ from bench.options import add_options
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
-DEFAULT_SCENARIOS = ("test_payments_hotfix.py",)
+# the default run fills the report's write cost, read cost, over time, break-even and claims sections
+DEFAULT_SCENARIOS = ("test_payments_hotfix.py", "test_degradation.py")
+# seconds per configuration at `small` on a 2-core laptop (measured; see README), for the up-front estimate
+EXPECTED_SMALL_S = {"test_payments_hotfix.py": 60, "test_degradation.py": 40, "test_dinner_peak.py": 60,
+                    "test_monthly_settlements.py": 60, "test_update_sweep.py": 150}
+JVM_START_S = 15
+
+
+def scenario_files(names: list[str] | None) -> list[Path]:
+    """``--scenario`` values (``all``, or file names under scenarios/) as paths; the default pair if none.
+
+    Raises:
+        CowmorError: a name that is no scenario.
+    """
+    available = sorted(SCENARIOS.glob("test_*.py"))
+    if names and "all" in names:
+        return available
+    paths = [SCENARIOS / n for n in (names or DEFAULT_SCENARIOS)]
+    for path in paths:
+        if not path.exists():
+            raise CowmorError(f"no scenario {path.name}; available: all, {', '.join(p.name for p in available)}")
+    return paths
+
+
+def expected_seconds(scenarios: list[Path], configs: int, families: int, rows: int, small_rows: int) -> float:
+    """A rough duration: per-scenario cost at `small`, scaled by the table's rows, plus one JVM start per family."""
+    per_config = sum(EXPECTED_SMALL_S.get(p.name, 60) for p in scenarios)
+    return per_config * configs * max(rows / small_rows, 0.05) + JVM_START_S * families
 
 
 def _run(args: argparse.Namespace, pytest_args: list[str]) -> int:
@@ -22,13 +49,17 @@ def _run(args: argparse.Namespace, pytest_args: list[str]) -> int:
     from bench.session import BenchSession, new_run_id
     from bench.spark import java_version
 
+    from bench.scales import PRESETS
+
     args.run_id = args.run_id or new_run_id(args.scale)
-    BenchSession.from_options(args)  # fail fast, in one line, on any bad option
+    session = BenchSession.from_options(args)  # fail fast, in one line, on any bad option
     java_version()
-    targets = [str(SCENARIOS / s) for s in (args.scenario or DEFAULT_SCENARIOS)]
-    for target in targets:
-        if not Path(target).exists():
-            raise CowmorError(f"no scenario {target}; available: {', '.join(p.name for p in sorted(SCENARIOS.glob('test_*.py')))}")
+    scenarios = scenario_files(args.scenario)
+    targets = [str(p) for p in scenarios]
+    estimate = expected_seconds(scenarios, len(session.configs), len({c.family for c in session.configs}),
+                                session.scale.rows, PRESETS["small"].rows)
+    print(f"cowmor: {len(scenarios)} scenario(s) x {len(session.configs)} configuration(s) at {args.scale}: "
+          f"expect roughly {estimate / 60:.0f} min on 2 cores ({', '.join(p.name for p in scenarios)})", flush=True)
     argv = [*targets, "-p", "no:cacheprovider", "-rs", "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
             "--scale", args.scale, "--formats", args.formats, "--seed", str(args.seed),
             "--spark-master", args.spark_master, "--driver-memory", args.driver_memory,
@@ -78,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                          epilog="Arguments after -- go to pytest unchanged.")
     add_options(run.add_argument)
     run.add_argument("--scenario", action="append", metavar="FILE",
-                     help=f"scenario module under scenarios/ (repeatable). Default: {', '.join(DEFAULT_SCENARIOS)}")
+                     help=f"scenario module under scenarios/ (repeatable), or 'all'. Default: {', '.join(DEFAULT_SCENARIOS)}")
     run.add_argument("--no-report", dest="report", action="store_false", help="do not build the HTML report")
     report = sub.add_parser("report", help="build the HTML report from recorded runs")
     report.add_argument("runs", nargs="+", metavar="RESULTS", help="results/<run-id>/ folders or benchmark JSON files")

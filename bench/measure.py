@@ -8,7 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bench.anatomy import anatomy
 from bench.exceptions import WrongAnswer
+from bench.formats.base import DATA
+from bench.ledger import LEDGER, OPERATIONS, READS
 from bench.probe import Listing, diff, list_files, table_size
 from bench.queries import Query, money, normalize
 
@@ -18,10 +21,20 @@ if TYPE_CHECKING:
     from bench.formats.base import TableFormat, TableRef
 
 
-def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = fn(*args)
-    return time.perf_counter() - start, result
+def timed(fn: Callable[..., Any], *args: Any, category: str = OPERATIONS) -> tuple[float, Any]:
+    """Time one measured call, charging it to ``category`` of the run's ledger."""
+    with LEDGER.spend(category):
+        start = time.perf_counter()
+        result = fn(*args)
+        return time.perf_counter() - start, result
+
+
+def measured(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` charged to the ledger's measured operations (for ``benchmark.pedantic`` targets)."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with LEDGER.spend(OPERATIONS):
+            return fn(*args, **kwargs)
+    return run
 
 
 def degradation_rate(latencies: list[float]) -> float:
@@ -47,7 +60,8 @@ def run_reads(spark: SparkSession, fmt: TableFormat, table: TableRef, queries: l
         seconds, answer = [], None
         for _ in range(repeats):
             # resolving the relation is timed too: for Hudi it lists the table, as Iceberg's planning does
-            took, rows = timed(lambda q=query: spark.sql(q.sql.format(table=fmt.relation(spark, table, mode))).collect())
+            took, rows = timed(lambda q=query: spark.sql(q.sql.format(table=fmt.relation(spark, table, mode))).collect(),
+                               category=READS)
             seconds.append(took)
             answer = normalize(rows)
         ok = answer == expected[query.name]
@@ -75,10 +89,13 @@ class Observation:
     def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
         """Bytes and files from the filesystem and from the format's metadata, and write amplification."""
         after = list_files(self.table.location)
-        fs = diff(self.before, after, self.fmt.classify)
+        fs = diff(self.before, after, self.fmt.classify, self.fmt.parts)
         meta = self.fmt.describe_commits(self.table, self.marker)
+        written = [rel for rel in after.files if rel not in self.before.files and rel.endswith(".parquet")
+                   and self.fmt.classify(rel) == DATA]
         record: dict[str, Any] = {
             "filesystem": fs.as_dict(),
+            "data_file_anatomy": anatomy(self.table.location, written) if written else {},
             "metadata": meta.as_dict(),
             "table_on_disk": table_size(after, self.fmt.classify),
             "table_bytes_on_disk": after.bytes,
@@ -102,9 +119,11 @@ class Rounds:
         self._extra: dict[str, Any] = {}
 
     def start(self, fmt: TableFormat, table: TableRef, **extra: Any) -> None:
-        """Observe ``table`` from now; ``extra`` is stored with this round."""
+        """Observe ``table`` from now; ``extra`` is stored with this round, with a fingerprint of the starting
+        files (so a record shows that every round started from the same table state)."""
         assert self._open is None, "close() the previous round before rebuilding the table"
-        self._open, self._extra = Observation.start(fmt, table), extra
+        self._open = Observation.start(fmt, table)
+        self._extra = {"start_listing": self._open.before.fingerprint(), **extra}
 
     def close(self) -> None:
         if self._open is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,11 @@ class Listing:
     @property
     def bytes(self) -> int:
         return sum(self.files.values())
+
+    def fingerprint(self) -> dict[str, object]:
+        """Count, bytes and a digest of every (relative path, size): equal exactly when the listings are."""
+        digest = hashlib.sha256("\n".join(f"{p}\t{n}" for p, n in sorted(self.files.items())).encode()).hexdigest()
+        return {"files": len(self.files), "bytes": self.bytes, "sha256": digest}
 
 
 def list_files(table_dir: Path | str | Files) -> Listing:
@@ -45,6 +51,8 @@ class StorageDelta:
 
     by_kind: dict[str, KindDelta] = field(default_factory=lambda: {k: KindDelta() for k in FILE_KINDS})
     checksum_files_added: int = 0
+    # finer parts a format names by path prefix (Hudi's metadata table), reported beside the kinds
+    by_part: dict[str, KindDelta] = field(default_factory=dict)
 
     @property
     def files_added(self) -> int:
@@ -68,22 +76,33 @@ class StorageDelta:
                                   "checksum_files_added": self.checksum_files_added}
         for kind, d in self.by_kind.items():
             out[kind] = vars(d).copy()
+        if self.by_part:
+            out["parts"] = {part: vars(d).copy() for part, d in self.by_part.items()}
         return out
 
 
-def diff(before: Listing, after: Listing, classify: Callable[[str], str]) -> StorageDelta:
-    """Files present only after are added, only before removed; a file rewritten in place counts as both."""
-    delta = StorageDelta()
+def diff(before: Listing, after: Listing, classify: Callable[[str], str],
+         parts: dict[str, str] | None = None) -> StorageDelta:
+    """Files present only after are added, only before removed; a file rewritten in place counts as both.
+
+    ``parts`` maps a path prefix to a name (e.g. ``.hoodie/metadata/`` -> ``metadata_table``): files under it
+    are also summed under that name, so a cost hidden inside a kind can be shown on its own.
+    """
+    delta = StorageDelta(by_part={name: KindDelta() for name in (parts or {}).values()})
+
+    def touched(rel: str) -> list[KindDelta]:
+        return [delta.by_kind[classify(rel)]] + [delta.by_part[n] for p, n in (parts or {}).items() if rel.startswith(p)]
+
     for rel, size in after.files.items():
         if rel not in before.files or before.files[rel] != size:
-            d = delta.by_kind[classify(rel)]
-            d.files_added += 1
-            d.bytes_added += size
+            for d in touched(rel):
+                d.files_added += 1
+                d.bytes_added += size
     for rel, size in before.files.items():
         if rel not in after.files or after.files[rel] != size:
-            d = delta.by_kind[classify(rel)]
-            d.files_removed += 1
-            d.bytes_removed += size
+            for d in touched(rel):
+                d.files_removed += 1
+                d.bytes_removed += size
     delta.checksum_files_added = len(set(after.checksums) - set(before.checksums))
     return delta
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from bench import ledger
 from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
 from bench.options import add_options
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 SESSION_KEY = pytest.StashKey[BenchSession]()
 OUTCOMES_KEY = pytest.StashKey[dict]()
+PLAN_KEY = pytest.StashKey[dict]()  # scenario tests collected / finished, for the time-left estimate
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,6 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(err)) from None
     config.stash[SESSION_KEY] = session
     config.stash[OUTCOMES_KEY] = {}
+    ledger.LEDGER.restart()
     if getattr(config.option, "benchmark_json", None) is None:
         config.option.benchmark_json = _RunJson(session)
 
@@ -70,18 +73,30 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     configs = session.configs
     if metafunc.definition.get_closest_marker("merge_on_read"):
         configs = [c for c in configs if c.merges_on_read]
+    if not configs:  # e.g. compaction with only copy-on-write selected: nothing applies, say so
+        skip = pytest.mark.skip(reason="no selected configuration merges on read (--formats)")
+        metafunc.parametrize("config_id", [pytest.param(None, marks=skip)], ids=["no-configuration"])
+        return
     metafunc.parametrize("config_id", [c.id for c in configs], ids=[c.id for c in configs])
 
 
-def _family_rank(item: pytest.Item) -> int:
+def _config_id(item: pytest.Item) -> str | None:
+    """The configuration a test item runs on (None for unit tests, and for a scenario whose marker
+    filter left no configuration: pytest then parametrizes with an empty set and skips it)."""
     callspec = getattr(item, "callspec", None)
     config_id = callspec.params.get("config_id") if callspec else None
+    return config_id if isinstance(config_id, str) and config_id in CONFIGS else None
+
+
+def _family_rank(item: pytest.Item) -> int:
+    config_id = _config_id(item)
     return list(FAMILIES).index(CONFIGS[config_id].family) if config_id else -1
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group tests by format family (stable), so each family's JVM starts once."""
     items.sort(key=_family_rank)
+    config.stash[PLAN_KEY] = {"total": sum(1 for i in items if _config_id(i)), "done": 0}
     bench_session = getattr(config, "_benchmarksession", None)
     if bench_session is not None and isinstance(bench_session.json, _RunJson) and \
             not any("benchmark" in getattr(item, "fixturenames", ()) for item in items):
@@ -94,9 +109,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
     report = outcome.get_result()
     callspec = getattr(item, "callspec", None)
-    config_id = callspec.params.get("config_id") if callspec else None
+    config_id = _config_id(item)
     if config_id is None or "lab" not in item.fixturenames or (report.when != "call" and report.passed):
         return
+    if report.when == "call" or not report.passed:
+        item.config.stash[PLAN_KEY]["done"] += 1
     entry = {"nodeid": report.nodeid, "test": item.originalname, "config_id": config_id,
              "params": {k: str(v) for k, v in callspec.params.items()}, "outcome": report.outcome,
              "when": report.when, "duration_s": round(report.duration, 3)}
@@ -119,7 +136,8 @@ def pytest_benchmark_update_json(config: pytest.Config, benchmarks: list, output
     """Make the JSON self-contained: the environment and every outcome (skips included) travel with it."""
     session = config.stash[SESSION_KEY]
     output_json["cowmor"] = {"environment": session.environment(),
-                             "outcomes": list(config.stash[OUTCOMES_KEY].values())}
+                             "outcomes": list(config.stash[OUTCOMES_KEY].values()),
+                             "time_breakdown": ledger.LEDGER.breakdown()}
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -129,6 +147,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     bench.apps.stop()
     if session.config.stash[OUTCOMES_KEY]:
         bench.write_json("environment.json", bench.environment())
+        bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown())
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -136,10 +155,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if not outcomes:
         return
     bench = config.stash[SESSION_KEY]
-    skipped = {o["config_id"]: o["reason"] for o in outcomes.values() if o["outcome"] == "skipped"}
-    for config_id, reason in sorted(skipped.items()):
-        terminalreporter.write_line(f"cowmor: {config_id} skipped: {reason}", yellow=True)
+    for family, reason in skipped_families(outcomes.values()).items():
+        terminalreporter.write_line(f"cowmor: {family} skipped: {reason}", yellow=True)
+    terminalreporter.write_line(f"cowmor: time: {ledger.describe(ledger.LEDGER.breakdown())}")
     terminalreporter.write_line(f"cowmor: run recorded in {bench.results_dir / bench.run_id}/", bold=True)
+
+
+def skipped_families(outcomes) -> dict[str, str]:
+    """One reason per skipped family (its configurations share the missing jars)."""
+    out: dict[str, str] = {}
+    for o in outcomes:
+        if o["outcome"] == "skipped":
+            out.setdefault(CONFIGS[o["config_id"]].family, o["reason"])
+    return dict(sorted(out.items()))
 
 
 # --- fixtures ---------------------------------------------------------------------------------
@@ -149,17 +177,29 @@ def cowmor(request: pytest.FixtureRequest) -> BenchSession:
     return request.config.stash[SESSION_KEY]
 
 
+def progress_prefix(elapsed: float, done: int, total: int) -> str:
+    """``[elapsed]``, and once a scenario test has finished, ``~left`` estimated from the tests done so far."""
+    def clock(seconds: float) -> str:
+        minutes, sec = divmod(int(round(seconds)), 60)
+        return f"{minutes // 60}:{minutes % 60:02d}:{sec:02d}" if minutes >= 60 else f"{minutes}:{sec:02d}"
+    if done <= 0 or total <= done:
+        return f"[{clock(elapsed)}]"
+    return f"[{clock(elapsed)}, ~{clock(elapsed / done * (total - done))} left]"
+
+
 @pytest.fixture(scope="session")
 def progress(request: pytest.FixtureRequest):
     """Print a progress line even while pytest captures output (long runs should say what they do)."""
     capman = request.config.pluginmanager.getplugin("capturemanager")
     reporter = request.config.pluginmanager.getplugin("terminalreporter")
+    plan = request.config.stash.get(PLAN_KEY, {"total": 0, "done": 0})
 
     def say(message: str) -> None:
         if reporter is None:
             return
+        prefix = progress_prefix(ledger.LEDGER.elapsed(), plan["done"], plan["total"])
         with capman.global_and_fixture_disabled():
-            reporter.write_line(f"  · {message}")
+            reporter.write_line(f"  · {prefix} {message}")
     return say
 
 

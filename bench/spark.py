@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,6 +95,9 @@ class SparkApps:
             return self.session
         self.stop()
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1") if self.options.master.startswith("local") else None
+        # Python workers run this interpreter, not whatever python3 comes first on PATH (pyspark's default);
+        # a cluster whose nodes keep Python elsewhere sets spark.pyspark.python, which takes precedence
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         from pyspark.sql import SparkSession
 
         conf = merge_conf(self.options.base_conf(family), family_conf)

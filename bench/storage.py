@@ -116,6 +116,12 @@ class Files:
     def rename(self, target: Files) -> None:
         self.fs.move(self.path, target.path)
 
+    def copy_tree(self, target: Files) -> None:
+        """Copy this directory's files to ``target`` (same or another filesystem), keeping relative paths."""
+        target.mkdir()
+        pafs.copy_files(self.path, target.path, source_filesystem=self.fs, destination_filesystem=target.fs,
+                        use_threads=True)
+
     def delete(self) -> None:
         if self.is_dir():
             self.fs.delete_dir(self.path)

@@ -46,6 +46,11 @@ class Workspace:
     def warehouse(self) -> str:
         return str(self.root / "warehouse")
 
+    @property
+    def bases_dir(self) -> str:
+        """Saved base states of tables (restored between rounds)."""
+        return str(self.root / "bases")
+
     def owns(self, path: Path | str) -> bool:
         """True if ``path`` (symlinks resolved) lies strictly inside this workspace."""
         real = Path(os.path.realpath(path))
@@ -89,6 +94,10 @@ class RemoteWorkspace(Workspace):
     @property
     def warehouse(self) -> str:
         return f"{self.root}/warehouse"
+
+    @property
+    def bases_dir(self) -> str:
+        return f"{self.root}/bases"
 
     def owns(self, path: Path | str) -> bool:
         text = str(path).rstrip("/")

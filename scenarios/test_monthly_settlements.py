@@ -53,8 +53,8 @@ def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progres
 
     def setup():
         progress(f"{config_id}: create monthly_settlements and its never-updated copy")
-        state["table"] = lab.session.fresh_table(spark, fmt, "monthly_settlements", payments)
-        state["pristine"] = lab.session.fresh_table(spark, fmt, "monthly_settlements_pristine", payments)
+        state["table"] = lab.session.base_table(spark, fmt, "payments", payments)
+        state["pristine"] = lab.session.base_table(spark, fmt, "payments_pristine", payments)
         return (state["table"],), {}
 
     def month(table):

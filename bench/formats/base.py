@@ -88,6 +88,8 @@ class TableFormat(abc.ABC):
 
     # --- what the configuration is -------------------------------------------------------
     read_modes: tuple[str, ...] = ("snapshot",)
+    # path prefixes (relative to the table) whose writes are reported on their own, e.g. Hudi's metadata table
+    parts: ClassVar[dict[str, str]] = {}
 
     @property
     def merges_on_read(self) -> bool:
@@ -153,6 +155,12 @@ class TableFormat(abc.ABC):
     @abc.abstractmethod
     def classify(self, relpath: str) -> str:
         """The kind (``FILE_KINDS``) of a file given its path relative to the table directory."""
+
+    def forget_cached_state(self, spark: SparkSession) -> None:
+        """Drop what the format caches about its tables in the JVM, after a table folder was replaced on disk.
+
+        Most formats re-read their metadata on every query; one that caches (Delta's log) overrides this.
+        """
 
     def check_read_mode(self, mode: str) -> None:
         if mode not in self.read_modes:

@@ -67,6 +67,10 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
             data.write.format("delta").mode("append").save(str(table.location))
         return table
 
+    def forget_cached_state(self, spark: SparkSession) -> None:
+        """Delta caches each table's log (``DeltaLog``) by path; a restored folder has an older log than the cache."""
+        spark._jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
+
     def sql_name(self, table: TableRef) -> str:
         return self._ident(table)
 

@@ -1,0 +1,54 @@
+"""Where a run's time goes: nested categories never count twice; the rest is 'everything else'."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.ledger import DATA, OPERATIONS, OTHER, READS, RESET, Ledger, describe
+from bench.pytest_plugin import progress_prefix
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_nested_time_is_charged_to_the_inner_category_only():
+    clock = FakeClock()
+    ledger = Ledger(clock)
+    with ledger.spend(OPERATIONS):
+        clock.now += 2
+        with ledger.spend(READS):
+            clock.now += 3
+        clock.now += 1
+    with ledger.spend(RESET):
+        clock.now += 0.5
+    clock.now += 1.5  # outside any category
+    b = ledger.breakdown()
+    assert b["seconds"][OPERATIONS] == 3 and b["seconds"][READS] == 3 and b["seconds"][RESET] == 0.5
+    assert b["seconds"][OTHER] == 1.5 and b["wall_s"] == 8
+    assert b["measured_share"] == 0.75
+    assert sum(b["seconds"].values()) == pytest.approx(b["wall_s"])
+    assert describe(b).startswith("wall 8s, measured 75% — measured operations 3s (38%)")
+
+
+def test_restart_and_unknown_category():
+    clock = FakeClock()
+    ledger = Ledger(clock)
+    with ledger.spend(DATA):
+        clock.now += 4
+    ledger.restart()
+    assert ledger.breakdown()["seconds"][DATA] == 0 and ledger.breakdown()["wall_s"] == 0
+    with pytest.raises(ValueError, match="unknown ledger category"):
+        with ledger.spend("coffee"):
+            pass
+
+
+def test_progress_prefix_estimates_time_left_once_a_test_finished():
+    assert progress_prefix(65, 0, 10) == "[1:05]"
+    assert progress_prefix(120, 2, 10) == "[2:00, ~8:00 left]"
+    assert progress_prefix(3700, 1, 2) == "[1:01:40, ~1:01:40 left]"
+    assert progress_prefix(30, 5, 5) == "[0:30]"

@@ -1,0 +1,58 @@
+"""Every --formats selection collects and runs what applies (a copy-on-write-only selection has no compaction
+to run: that test is skipped, not an INTERNALERROR); Spark's Python workers use the harness's interpreter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bench.formats import CONFIGS, FAMILIES
+from tests.conftest import ROOT
+
+SELECTIONS = [*CONFIGS, *FAMILIES]
+
+
+def collect(tmp_path, selection: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "pytest", str(ROOT / "scenarios"), "--collect-only", "-q", "-p", "no:cacheprovider",
+           "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"), "--formats", selection, "--scale", "tiny",
+           "--warehouse", str(tmp_path / "ws"), "--results-dir", str(tmp_path / "results")]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COWMOR_OFFLINE": "1"})
+
+
+@pytest.mark.parametrize("selection", SELECTIONS)
+def test_every_single_configuration_and_family_selection_collects(tmp_path, selection):
+    proc = collect(tmp_path, selection)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "INTERNALERROR" not in out, out[-2000:]
+    wanted = {c.id for c in CONFIGS.values() if selection in (c.id, c.family)}
+    node_ids = [line for line in proc.stdout.splitlines() if "::" in line]
+    collected = {c for c in CONFIGS if any(c in n for n in node_ids)}
+    assert node_ids and collected == wanted, proc.stdout[-2000:]
+    merge_on_read = any(CONFIGS[c].merges_on_read for c in wanted)
+    assert ("test_hotfix_compaction[no-configuration]" not in proc.stdout) == merge_on_read
+
+
+@pytest.mark.spark
+def test_python_workers_use_the_harness_interpreter_not_the_first_python3_on_path(tmp_path, monkeypatch):
+    """A broken python3 first on PATH must not reach Spark's Python workers (createDataFrame needs them)."""
+    from bench.spark import SparkApps, SparkOptions
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("python3", "python"):
+        (fake / name).write_text("#!/bin/sh\necho 'not the harness python' >&2\nexit 3\n")
+        (fake / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
+    try:
+        spark = apps.get("iceberg", {})
+        rows = spark.createDataFrame([(1,), (2,)], "x bigint").rdd.map(lambda r: r.x * 10).collect()
+        assert rows == [10, 20]
+        assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    finally:
+        apps.stop()
