@@ -12,22 +12,35 @@ from bench.formats.loading import one_task_per_input_file
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-DOC_QUICKSTART = "https://hudi.apache.org/docs/1.0.2/quick-start-guide"
-DOC_CONFIG = "https://hudi.apache.org/docs/1.0.2/configurations"
-DOC_COMPACTION = "https://hudi.apache.org/docs/1.0.2/compaction"
-DOC_PROCEDURES = "https://hudi.apache.org/docs/1.0.2/procedures#run_compaction"
+# Hudi 1.1.1: the docs site's current pages, and the config definitions at the release tag (the authority
+# where a key was renamed in 1.1, e.g. the ordering field).
+DOC_QUICKSTART = "https://hudi.apache.org/docs/quick-start-guide"
+DOC_CONFIG = "https://hudi.apache.org/docs/configurations"
+DOC_COMPACTION = "https://hudi.apache.org/docs/compaction"
+DOC_PROCEDURES = "https://hudi.apache.org/docs/procedures#run_compaction"
+DOC_INDEXES = "https://hudi.apache.org/docs/indexes"
+SRC = "https://github.com/apache/hudi/blob/release-1.1.1/"
+SRC_TABLE_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/table/HoodieTableConfig.java"
+SRC_WRITE_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieWriteConfig.java"
+SRC_INDEX_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieIndexConfig.java"
+SRC_MERGER = SRC + "hudi-client/hudi-spark-client/src/main/java/org/apache/hudi/DefaultSparkRecordMerger.java"
 META_COLUMNS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
                 "_hoodie_file_name")
 
 
 class WriteOptions:
-    """Hudi datasource/write-client keys (1.0.2 names; ``ordering.fields`` only arrives in 1.1)."""
+    """Hudi datasource/write-client keys, as Hudi 1.1.1 names them.
+
+    1.1 renamed the ordering (precombine) field to ``hoodie.table.ordering.fields``; the old
+    ``hoodie.datasource.write.precombine.field`` is deprecated and only an alternative key.
+    """
 
     TABLE_NAME = "hoodie.table.name"
     TABLE_TYPE = "hoodie.datasource.write.table.type"
     RECORD_KEY = "hoodie.datasource.write.recordkey.field"
     PARTITION_PATH = "hoodie.datasource.write.partitionpath.field"
-    PRECOMBINE = "hoodie.datasource.write.precombine.field"
+    ORDERING = "hoodie.table.ordering.fields"
+    MERGE_MODE = "hoodie.write.record.merge.mode"
     OPERATION = "hoodie.datasource.write.operation"
     QUERY_TYPE = "hoodie.datasource.query.type"
 
@@ -38,6 +51,8 @@ MODES = {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}
 class HudiFormat(TableFormat):
     family = "hudi"
     modes = tuple(MODES)
+    # the metadata table (files, column stats, ... partitions) is itself a MoR table written on every commit
+    parts = {".hoodie/metadata/": "metadata_table"}
 
     @property
     def read_modes(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -56,12 +71,15 @@ class HudiFormat(TableFormat):
         w = WriteOptions
         s = [
             Setting("write", w.TABLE_TYPE, MODES[self.mode], DOC_CONFIG),
+            # the default once an ordering field is set; on equal ordering values the incoming record wins
+            # (DefaultSparkRecordMerger keeps the older one only if its value is strictly greater)
+            Setting("write", w.MERGE_MODE, "EVENT_TIME_ORDERING", SRC_MERGER),
             Setting("write", "hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.SimpleKeyGenerator", DOC_CONFIG),
             Setting("write", "hoodie.datasource.write.hive_style_partitioning", "true", DOC_CONFIG),
             Setting("write", "hoodie.parquet.max.file.size", str(self.target_file_bytes), DOC_CONFIG),
             Setting("write", "hoodie.parquet.small.file.limit", str(100 * 1024 * 1024), DOC_CONFIG),  # Hudi's default, explicit
             Setting("write", "hoodie.parquet.compression.codec", "snappy", DOC_CONFIG),
-            Setting("write", "hoodie.index.type", "SIMPLE", DOC_CONFIG),
+            Setting("write", "hoodie.index.type", "SIMPLE", SRC_INDEX_CONFIG),  # Spark's default in 1.1.1, explicit
             Setting("write", "hoodie.metadata.enable", "true", DOC_CONFIG),
             Setting("write", "hoodie.populate.meta.fields", "true", DOC_CONFIG),
             Setting("write", "hoodie.bulkinsert.sort.mode", "NONE", DOC_CONFIG),  # keep the base layout
@@ -80,7 +98,7 @@ class HudiFormat(TableFormat):
         w = WriteOptions
         opts = {s.key: s.value for s in self.table_settings() if s.scope == "write"}
         return opts | {w.TABLE_NAME: table.name, w.RECORD_KEY: table.key, w.PARTITION_PATH: table.partition_by,
-                       w.PRECOMBINE: table.ordering, w.OPERATION: operation}
+                       w.ORDERING: table.ordering, w.OPERATION: operation}
 
     def _write(self, table: TableRef, frame: DataFrame, operation: str, mode: str = "append") -> None:
         frame.write.format("hudi").options(**self._options(table, operation)).mode(mode).save(str(table.location))

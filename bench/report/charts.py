@@ -36,11 +36,14 @@ def latency_by_config(samples: pd.DataFrame, title: str) -> bytes:
 
 
 def stacked_bytes(frame: pd.DataFrame, title: str) -> bytes:
-    """Bytes written per configuration, split into data / delete files & DVs & logs / metadata."""
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
-    plot = frame.set_index("config_id")[["data", "deletes / DVs / logs", "metadata"]] / 1024
-    plot.plot(kind="bar", stacked=True, ax=ax, color=["#4c72b0", "#dd8452", "#b0b0b0"], rot=0)
+    """Bytes written per configuration, stacked by part (every column but ``config_id``; empty parts dropped)."""
+    plot = frame.set_index("config_id") / 1024
+    plot = plot.loc[:, plot.sum() > 0]
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    palette = sns.color_palette("tab10", n_colors=max(len(plot.columns), 1))
+    plot.plot(kind="bar", stacked=True, ax=ax, color=palette, rot=20)
     ax.set(xlabel="", ylabel="KiB written (filesystem)", title=title)
+    ax.legend(fontsize=7, title=None)
     return _png(fig)
 
 

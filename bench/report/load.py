@@ -108,6 +108,11 @@ def operations(run: Run) -> pd.DataFrame:
             "live_data_files_after": _get(x, "live_files_after", "data_files"),
             "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
             "answers_verified": x.get("answers_verified"),
+            # what the written data files hold (bench/anatomy.py), and writes a format keeps apart (Hudi's metadata table)
+            "data_table_columns_bytes": _get(x, "data_file_anatomy", "table_columns"),
+            "data_format_columns_bytes": _get(x, "data_file_anatomy", "format_columns"),
+            "data_footer_index_bytes": _get(x, "data_file_anatomy", "footer_index"),
+            "fs_metadata_table_bytes_added": _get(fs, "parts", "metadata_table", "bytes_added"),
         })
     return pd.DataFrame(rows)
 

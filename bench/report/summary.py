@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bench.ledger import describe
 from bench.report import load
 
 
@@ -43,12 +44,15 @@ def text_summary(run: load.Run) -> str:
         lines.append(f"{r.config_id:<13} {operation:<16} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
                      f"{human_bytes(r.fs_bytes_added):>9} {_count(r.fs_data_files_added):>6} {_count(r.fs_delete_files_added):>5} "
                      f"{int(removed):>12} {amp:>9} {dash:>21}")
-    skipped = outcomes[outcomes.outcome == "skipped"].drop_duplicates("config_id") if not outcomes.empty else outcomes
+    skipped = outcomes[outcomes.outcome == "skipped"] if not outcomes.empty else outcomes
     failed = outcomes[outcomes.outcome == "failed"] if not outcomes.empty else outcomes
-    for _, o in skipped.iterrows():
-        lines.append(f"SKIPPED {o.config_id}: {o.reason}")
+    for family, group in skipped.groupby(skipped.config_id.map(lambda c: c.split("-")[0]), sort=True) if not skipped.empty else ():
+        lines.append(f"SKIPPED {family} ({', '.join(sorted(set(group.config_id)))}): {group.reason.iloc[0]}")
     for _, o in failed.iterrows():
         lines.append(f"FAILED  {o.config_id} ({o.test}): {o.reason}")
+    breakdown = run.cowmor.get("time_breakdown")
+    if breakdown:
+        lines.append(f"time: {describe(breakdown)}")
     lines.append("")
     lines.append("written = bytes added to the table directory (filesystem); +data/+del = data and delete/DV/log files added; "
                  "-files(meta) = files the commit removed per the format's metadata; write amp = written / bytes of the changed rows")

@@ -57,12 +57,13 @@ def test_hudi(config_id, table_type):
     assert s["spark.sql.catalog.spark_catalog"] == "org.apache.spark.sql.hudi.catalog.HoodieCatalog"
     assert s["hoodie.datasource.write.table.type"] == table_type
     assert s["hoodie.parquet.max.file.size"] == str(64 << 20) and s["hoodie.parquet.compression.codec"] == "snappy"
-    assert not any(k.startswith("hoodie.cleaner.") or "ordering.fields" in k for k in s)  # 1.0.2 names only
+    assert not any(k.startswith("hoodie.cleaner.") or "precombine" in k for k in s)  # 1.1.1 names only
+    assert s["hoodie.write.record.merge.mode"] == "EVENT_TIME_ORDERING" and s["hoodie.index.type"] == "SIMPLE"
     from bench.formats.base import TableRef
 
     opts = fmt._options(TableRef("payments", Path("/w/hudi/payments"), "txn_id", "settled_date", "created_at"), "upsert")
     assert opts["hoodie.datasource.write.recordkey.field"] == "txn_id"
-    assert opts["hoodie.datasource.write.precombine.field"] == "created_at"
+    assert opts["hoodie.table.ordering.fields"] == "created_at"  # 1.1's name (precombine.field is deprecated)
     assert opts["hoodie.datasource.write.partitionpath.field"] == "settled_date"
     assert opts["hoodie.datasource.write.operation"] == "upsert"
     if table_type == "MERGE_ON_READ":
