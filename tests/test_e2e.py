@@ -1,11 +1,41 @@
-"""Tiny end-to-end runs on real Spark and real Iceberg, checked through the recorded JSON."""
+"""Tiny end-to-end runs on real Spark and real Iceberg, Delta and Hudi, checked through the recorded JSON.
+
+Iceberg always runs (its jar ships on PyPI). Delta and Hudi run where their jars resolve (CI: ../shared/jars
+through COWMOR_JARS_DIR); elsewhere their tests skip, and one test checks they were skipped with the reason.
+"""
 
 from __future__ import annotations
 
 import pytest
 
+from bench.formats import CONFIGS
+
 pytestmark = pytest.mark.spark
 ICEBERG = ("iceberg-cow", "iceberg-mor", "iceberg-dv")
+ALL = tuple(CONFIGS)
+MERGE_ON_READ = tuple(c.id for c in CONFIGS.values() if c.merges_on_read)
+# settings each family must record with every result (its fairness-relevant keys)
+RECORDED_KEYS = {
+    "iceberg": {"format-version", "write.update.mode", "write.target-file-size-bytes", "write.parquet.compression-codec"},
+    "delta": {"delta.enableDeletionVectors", "spark.databricks.delta.optimize.maxFileSize", "spark.sql.parquet.compression.codec"},
+    "hudi": {"hoodie.datasource.write.table.type", "hoodie.parquet.max.file.size", "hoodie.parquet.compression.codec",
+             "hoodie.index.type", "hoodie.write.record.merge.mode"},
+}
+TINY_ROWS, TINY_FILES, TINY_HOTFIX = 12 * 3 * 800, 36, 12
+
+
+def ran(record, config_id: str) -> bool:
+    """Did this configuration's family run in the tiny run? If not, skip with the recorded reason."""
+    info = record["json"]["cowmor"]["environment"]["formats"][CONFIGS[config_id].family]
+    if info["status"] != "available":
+        pytest.skip(f"{config_id} did not run here: {info.get('reason', '')[:200]}")
+    return True
+
+
+def ran_here(record) -> set[str]:
+    """The configurations whose family's jars resolved in this run (all seven with ../shared/jars)."""
+    formats = record["json"]["cowmor"]["environment"]["formats"]
+    return {c.id for c in CONFIGS.values() if formats[c.family]["status"] == "available"}
 
 
 def _bench(record, test, config_id):
@@ -15,12 +45,19 @@ def _bench(record, test, config_id):
     raise AssertionError(f"{test}[{config_id}] not recorded; have {[b['name'] for b in record['json']['benchmarks']]}")
 
 
-@pytest.mark.parametrize("config_id", ICEBERG)
+def _update(record, config_id):
+    ran(record, config_id)
+    return _bench(record, "test_hotfix_update", config_id)["extra_info"]
+
+
+@pytest.mark.parametrize("config_id", ALL)
 def test_hotfix_update_is_recorded_fully(tiny_run, config_id):
+    ran(tiny_run, config_id)
     b = _bench(tiny_run, "test_hotfix_update", config_id)
     x = b["extra_info"]
     assert b["stats"]["rounds"] == 2 and b["stats"]["min"] > 0
-    assert x["rows_targeted"] == x["rows_changed_verified"] == 12 and x["row_count"] == 12 * 3 * 800
+    assert x["rows_targeted"] == x["rows_changed_verified"] == TINY_HOTFIX and x["row_count"] == TINY_ROWS
+    assert x["rows_changed_reported"] in (None, TINY_HOTFIX)
     assert x["answers_verified"] is True
     for phase in ("reads_before", "reads_after"):
         assert set(x[phase]) == {"revenue_last_7_days", "status_totals", "point_lookup"}
@@ -28,10 +65,27 @@ def test_hotfix_update_is_recorded_fully(tiny_run, config_id):
     assert x["filesystem"]["bytes_added"] > 0 and x["metadata"]["bytes_added"] > 0
     assert x["write_amplification"] > 1
     assert len(x["rounds"]) == 2
-    # deterministic: every round wrote the same number of files
-    assert len({r["filesystem"]["files_added"] for r in x["rounds"]}) == 1
-    assert {s["key"] for s in x["settings"]} >= {"format-version", "write.update.mode", "write.target-file-size-bytes"}
-    assert x["base"]["files"] == 36 and x["live_files_before"]["data_files"] == 36  # layout kept: 1 file per input file
+    assert {s["key"] for s in x["settings"]} >= RECORDED_KEYS[CONFIGS[config_id].family]
+    assert x["base"]["files"] == TINY_FILES and x["live_files_before"]["data_files"] == TINY_FILES  # 1 file per input file
+
+
+@pytest.mark.parametrize("config_id", ALL)
+def test_every_round_starts_from_the_same_table_and_writes_the_same(tiny_run, config_id):
+    """The base table is built once and restored before each round: identical live files (names and sizes) at
+    every round's start, and identical files and bytes written by the update in every round."""
+    x = _update(tiny_run, config_id)
+    rounds = x["rounds"]
+    assert len(rounds) == 2
+    assert rounds[0]["start_listing"] == rounds[1]["start_listing"] and rounds[0]["start_listing"]["files"] > 0
+    # Hudi stores each file's own name in its _hoodie_file_name column, and the name's write token carries Spark's
+    # stage and task-attempt ids, which grow from round to round: a few bytes per file may differ, nothing else
+    slack_per_file = 16 if CONFIGS[config_id].family == "hudi" else 0
+    for kind in ("data", "delete", "log"):
+        files = {r["filesystem"][kind]["files_added"] for r in rounds}
+        sizes = [r["filesystem"][kind]["bytes_added"] for r in rounds]
+        assert len(files) == 1 and max(sizes) - min(sizes) <= slack_per_file * files.pop(), (kind, sizes)
+    assert len({(r["metadata"]["data_files_added"], r["metadata"]["delete_files_added"], r["metadata"]["data_files_removed"])
+                for r in rounds}) == 1
 
 
 def test_copy_on_write_rewrites_data_files(tiny_run):
@@ -64,12 +118,13 @@ def test_all_configurations_agree_on_every_answer(tiny_run):
         x = b["extra_info"]
         if x.get("scenario") == "payments_hotfix" and x["operation"] == "update":
             answers[x["config_id"]] = {q: (r["rows"], r["answer_ok"]) for q, r in x["reads_after"].items()}
-    assert set(ICEBERG) <= set(answers)
+    assert set(answers) == ran_here(tiny_run) >= set(ICEBERG)
     assert len({str(a) for a in answers.values()}) == 1 and all(ok for a in answers.values() for _, ok in a.values())
 
 
-@pytest.mark.parametrize("config_id", ("iceberg-mor", "iceberg-dv"))
+@pytest.mark.parametrize("config_id", MERGE_ON_READ)
 def test_compaction_clears_deletes(tiny_run, config_id):
+    ran(tiny_run, config_id)
     x = _bench(tiny_run, "test_hotfix_compaction", config_id)["extra_info"]
     assert x["live_files_after"]["delete_files"] == 0 and x["live_files_before"]["delete_files"] > 0
     assert x["metadata"]["delete_files_removed"] == x["live_files_before"]["delete_files"]
@@ -78,11 +133,11 @@ def test_compaction_clears_deletes(tiny_run, config_id):
 
 @pytest.mark.parametrize("family, configs, artifact", [
     ("delta", ("delta-cow", "delta-dv"), "io.delta:delta-spark_2.12:3.3.2"),
-    ("hudi", ("hudi-cow", "hudi-mor"), "org.apache.hudi:hudi-spark3.5-bundle_2.12:1.0.2"),
+    ("hudi", ("hudi-cow", "hudi-mor"), "org.apache.hudi:hudi-spark3.5-bundle_2.12:1.1.1"),
 ])
 def test_delta_and_hudi_run_where_their_jars_are_and_are_skipped_with_the_reason_elsewhere(tiny_run, family, configs, artifact):
-    """Here (no Maven, no jars) they are skipped with a reason naming the artifact; with the jars they must
-    run every scenario and verify their answers like Iceberg."""
+    """Without jars they are skipped with a reason naming the artifact; with them (CI: ../shared/jars) they run
+    every scenario and verify their answers like Iceberg."""
     outcomes = [o for o in tiny_run["json"]["cowmor"]["outcomes"] if o["config_id"] in configs]
     env = tiny_run["json"]["cowmor"]["environment"]["formats"][family]
     measured = [b for b in tiny_run["json"]["benchmarks"] if b["extra_info"].get("family") == family]
@@ -90,11 +145,93 @@ def test_delta_and_hudi_run_where_their_jars_are_and_are_skipped_with_the_reason
         assert outcomes and all(o["outcome"] == "skipped" for o in outcomes)
         assert all(artifact in o["reason"] and "--jars-dir" in o["reason"] for o in outcomes)
         assert not measured  # a skipped configuration is never reported as measured
-        assert "SKIPPED" in tiny_run["stdout"] and artifact in tiny_run["stdout"]
+        assert f"SKIPPED {family}" in tiny_run["stdout"] and artifact in tiny_run["stdout"]
     else:
-        assert all(o["outcome"] == "passed" for o in outcomes), outcomes
+        assert outcomes and all(o["outcome"] == "passed" for o in outcomes), outcomes
         assert {b["extra_info"]["config_id"] for b in measured} == set(configs)
         assert all(b["extra_info"]["answers_verified"] for b in measured)
+        scenarios = {b["extra_info"]["scenario"] for b in measured}
+        assert scenarios == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep"}
+        assert len(env["sha256"]) == len(env["jars"]) and all(len(h) == 64 for h in env["sha256"].values())
+
+
+# --- Delta: what its log says, pinned as precisely as Iceberg's snapshot summaries ----------------------
+
+def test_delta_copy_on_write_rewrites_files_and_writes_no_deletion_vectors(tiny_run):
+    x = _update(tiny_run, "delta-cow")
+    meta, fs = x["metadata"], x["filesystem"]
+    assert meta["data_files_removed"] > 0 and meta["data_files_added"] > 0 and meta["delete_files_added"] == 0
+    assert fs["delete"]["files_added"] == 0 and x["live_files_after"]["delete_files"] == 0
+    assert meta["rows_changed"] == TINY_HOTFIX  # MERGE's numTargetRowsUpdated
+    assert fs["data"]["bytes_added"] == meta["bytes_added"] and fs["data"]["files_added"] == meta["data_files_added"]
+    assert fs["bytes_removed"] == 0  # removed files stay on disk until VACUUM
+
+
+def test_delta_deletion_vectors_mark_exactly_the_changed_rows_and_remove_no_file(tiny_run):
+    x = _update(tiny_run, "delta-dv")
+    meta, raw = x["metadata"], x["metadata"]["raw"][0]
+    assert meta["data_files_removed"] == 0 and meta["delete_files_added"] > 0
+    assert raw["dv_rows_added"] == TINY_HOTFIX == meta["rows_changed"]  # DV cardinalities sum to the rows changed
+    assert set(raw["dv_storage_types"]) <= {"u", "i"}
+    assert x["live_files_after"]["delete_files"] == meta["delete_files_added"]
+    assert x["live_files_after"]["data_files"] == TINY_FILES + meta["data_files_added"]  # new rows in new files
+    if "u" in raw["dv_storage_types"]:  # DVs on disk live in deletion_vector_*.bin files, several DVs to a file
+        assert 1 <= x["filesystem"]["delete"]["files_added"] <= meta["delete_files_added"]
+    cow = _update(tiny_run, "delta-cow")
+    assert x["filesystem"]["bytes_added"] < cow["filesystem"]["bytes_added"]
+
+
+def test_delta_reorg_purge_leaves_no_deletion_vector(tiny_run):
+    ran(tiny_run, "delta-dv")
+    x = _bench(tiny_run, "test_hotfix_compaction", "delta-dv")["extra_info"]
+    assert x["live_files_before"]["delete_files"] > 0 and x["live_files_after"]["delete_files"] == 0
+    assert x["metadata"]["delete_files_removed"] == x["live_files_before"]["delete_files"]
+    assert x["metadata"]["operation"].startswith("REORG")
+    assert all(r["answer_ok"] for r in x["reads_after_compaction"].values())
+
+
+# --- Hudi: what its timeline says ---------------------------------------------------------------------
+
+def test_hudi_copy_on_write_rewrites_base_files(tiny_run):
+    x = _update(tiny_run, "hudi-cow")
+    raw = x["metadata"]["raw"][0]
+    assert raw["action"] == "commit" and raw["operation"] == "UPSERT"
+    assert raw["base_files_replaced"] > 0 and raw["log_files_written"] == 0
+    assert raw["records_updated"] == TINY_HOTFIX
+    assert x["filesystem"]["log"]["files_added"] == 0 and x["filesystem"]["data"]["files_added"] == raw["base_files_written"]
+    assert x["filesystem"]["bytes_removed"] == 0  # old file slices stay until the cleaner removes them
+    assert x["filesystem"]["parts"]["metadata_table"]["bytes_added"] > 0  # the metadata table's own write, apart
+
+
+def test_hudi_merge_on_read_appends_logs_and_replaces_no_base_file(tiny_run):
+    x = _update(tiny_run, "hudi-mor")
+    raw = x["metadata"]["raw"][0]
+    assert raw["action"] == "deltacommit" and raw["base_files_written"] == 0 and raw["base_files_replaced"] == 0
+    assert raw["log_files_written"] > 0 and raw["records_updated"] == TINY_HOTFIX
+    assert x["filesystem"]["data"]["files_added"] == 0 and x["filesystem"]["log"]["files_added"] == raw["log_files_written"]
+    assert x["live_files_after"]["delete_files"] == raw["log_files_written"]  # one log per touched file group
+    assert x["live_files_after"]["data_files"] == TINY_FILES
+    assert x["filesystem"]["parts"]["metadata_table"]["bytes_added"] > 0
+
+
+def test_hudi_compaction_leaves_no_log_in_the_latest_file_slices(tiny_run):
+    ran(tiny_run, "hudi-mor")
+    x = _bench(tiny_run, "test_hotfix_compaction", "hudi-mor")["extra_info"]
+    assert x["live_files_before"]["delete_files"] > 0 and x["live_files_after"]["delete_files"] == 0
+    raw = x["metadata"]["raw"]
+    assert any(c["is_compaction"] for c in raw)
+    assert sum(c["log_files_compacted"] for c in raw) == x["live_files_before"]["delete_files"]
+    assert all(r["answer_ok"] for r in x["reads_after_compaction"].values())
+
+
+def test_hudi_read_optimized_misses_exactly_the_uncompacted_changes(tiny_run):
+    ran(tiny_run, "hudi-mor")
+    x = _infos(tiny_run, "dinner_peak")["hudi-mor"]
+    for step in x["series"]:
+        ro = step["read_optimized"]
+        # the batch's updated rows are in logs, invisible to read-optimized reads; its new rows are in base files
+        assert ro["rows_not_yet_visible"] == step["rows_updated"], step["batch"]
+    assert x["compaction"]["read_optimized_after"]["rows_not_yet_visible"] == 0
 
 
 def test_environment_is_recorded(tiny_run):
@@ -129,34 +266,37 @@ def _infos(record, scenario):
 
 def test_dinner_peak_series_and_final_state(tiny_run):
     infos = _infos(tiny_run, "dinner_peak")
-    assert set(infos) == set(ICEBERG)
+    assert set(infos) == ran_here(tiny_run)
     for x in infos.values():
         assert len(x["series"]) == 4 and all(s["upsert_s"] > 0 and s["read_s"] > 0 for s in x["series"])
         assert x["row_count"] == 4 * 3 * 500 + 4 * 15 and x["rows_changed_verified"] > 0 and x["answers_verified"]
         assert x["upsert_p50_s"] <= x["upsert_p95_s"] <= x["upsert_max_s"]
         assert all(s["bytes_added"] > 0 and s["files_added"] > 0 for s in x["series"])
-    assert infos["iceberg-cow"]["compaction"]["skipped"]
-    for config_id in ("iceberg-mor", "iceberg-dv"):
-        c = infos[config_id]["compaction"]
+    for config_id, x in infos.items():
+        if not CONFIGS[config_id].merges_on_read:
+            assert x["compaction"]["skipped"]
+            continue
+        c = x["compaction"]
         assert c["seconds"] > 0 and c["live_files_before"]["delete_files"] > 0 and c["live_files_after"]["delete_files"] == 0
         assert all(r["answer_ok"] for r in c["reads_after"].values())
 
 
 def test_degradation_records_the_curve(tiny_run):
     infos = _infos(tiny_run, "degradation")
-    assert set(infos) == set(ICEBERG)
-    for x in infos.values():
+    assert set(infos) == ran_here(tiny_run)
+    for config_id, x in infos.items():
         assert len(x["series"]) == 3 and x["read_before_s"] > 0 and isinstance(x["degradation_rate"], float)
-    mor = infos["iceberg-mor"]
-    deletes = [s["live_files"]["delete_files"] for s in mor["series"]]
-    assert deletes == sorted(deletes) and deletes[-1] > deletes[0]  # un-compacted deletes pile up
-    assert mor["recovery"]["live_files_after"]["delete_files"] == 0 and mor["recovery"]["recovery_vs_start"] > 0
-    assert all(s["live_files"]["delete_files"] == 0 for s in infos["iceberg-cow"]["series"])
+        deletes = [s["live_files"]["delete_files"] for s in x["series"]]
+        if CONFIGS[config_id].merges_on_read:  # un-compacted deletes / DVs / logs pile up, compaction clears them
+            assert deletes == sorted(deletes) and deletes[-1] > deletes[0], (config_id, deletes)
+            assert x["recovery"]["live_files_after"]["delete_files"] == 0 and x["recovery"]["recovery_vs_start"] > 0
+        else:
+            assert deletes == [0, 0, 0] and x["recovery"]["skipped"]
 
 
 def test_settlements_compare_with_a_never_updated_copy(tiny_run):
     infos = _infos(tiny_run, "monthly_settlements")
-    assert set(infos) == set(ICEBERG)
+    assert set(infos) == ran_here(tiny_run)
     for x in infos.values():
         assert len(x["writes"]) == 2 and x["write_total_s"] > 0 and x["reads"]["reads"] == 12
         assert x["read_total_s"] > 0 and x["read_total_pristine_s"] > 0
@@ -165,7 +305,7 @@ def test_settlements_compare_with_a_never_updated_copy(tiny_run):
 
 def test_update_sweep_points(tiny_run):
     infos = _infos(tiny_run, "update_sweep")
-    assert len(infos) == 3 * 6
+    assert len(infos) == len(ran_here(tiny_run)) * 6
     for x in infos.values():
         assert x["rows_changed_verified"] == x["rows_targeted"] > 0
     assert infos["iceberg-cow:clustered"]["files_touched"] <= 2 < infos["iceberg-cow:scattered"]["files_touched"]
