@@ -154,7 +154,7 @@ class BenchSession:
         if Files.of(table.location).exists():
             self.workspace.remove(table.location)
         self._snapshot(fmt, table.name).copy_tree(Files.of(table.location))
-        fmt.forget_cached_state(spark)
+        fmt.forget_cached_state(spark, table)
         spark.catalog.clearCache()
 
     def _snapshot(self, fmt: TableFormat, name: str) -> Files:

@@ -26,7 +26,7 @@ TINY_ROWS, TINY_FILES, TINY_HOTFIX = 12 * 3 * 800, 36, 12
 
 def ran(record, config_id: str) -> bool:
     """Did this configuration's family run in the tiny run? If not, skip with the recorded reason."""
-    info = record["json"]["cowmor"]["environment"]["formats"][CONFIGS[config_id].family]
+    info = record["json"]["cowmor"]["environment"]["formats"].get(CONFIGS[config_id].family, {"status": "not selected"})
     if info["status"] != "available":
         pytest.skip(f"{config_id} did not run here: {info.get('reason', '')[:200]}")
     return True
@@ -35,7 +35,7 @@ def ran(record, config_id: str) -> bool:
 def ran_here(record) -> set[str]:
     """The configurations whose family's jars resolved in this run (all seven with ../shared/jars)."""
     formats = record["json"]["cowmor"]["environment"]["formats"]
-    return {c.id for c in CONFIGS.values() if formats[c.family]["status"] == "available"}
+    return {c.id for c in CONFIGS.values() if formats.get(c.family, {}).get("status") == "available"}
 
 
 def _bench(record, test, config_id):
@@ -195,7 +195,7 @@ def test_delta_reorg_purge_leaves_no_deletion_vector(tiny_run):
 def test_hudi_copy_on_write_rewrites_base_files(tiny_run):
     x = _update(tiny_run, "hudi-cow")
     raw = x["metadata"]["raw"][0]
-    assert raw["action"] == "commit" and raw["operation"] == "UPSERT"
+    assert raw["action"] == "commit" and raw["operation"] == "UPSERT_PREPPED"  # SQL UPDATE: rows carry their file
     assert raw["base_files_replaced"] > 0 and raw["log_files_written"] == 0
     assert raw["records_updated"] == TINY_HOTFIX
     assert x["filesystem"]["log"]["files_added"] == 0 and x["filesystem"]["data"]["files_added"] == raw["base_files_written"]
@@ -227,10 +227,16 @@ def test_hudi_compaction_leaves_no_log_in_the_latest_file_slices(tiny_run):
 def test_hudi_read_optimized_misses_exactly_the_uncompacted_changes(tiny_run):
     ran(tiny_run, "hudi-mor")
     x = _infos(tiny_run, "dinner_peak")["hudi-mor"]
+    logged = []
     for step in x["series"]:
-        ro = step["read_optimized"]
-        # the batch's updated rows are in logs, invisible to read-optimized reads; its new rows are in base files
-        assert ro["rows_not_yet_visible"] == step["rows_updated"], step["batch"]
+        in_logs = sum(c["log_records_written"] for c in step["metadata"]["raw"])
+        # rows written only to log files are invisible to read-optimized reads; rows in base files are not. When a
+        # batch's inserts land in the same small file group as its updates, Hudi rewrites that base file with the
+        # updates merged in and writes no log: then nothing of the batch is stale.
+        assert step["read_optimized"]["rows_not_yet_visible"] == in_logs, step["batch"]
+        assert in_logs in (0, step["rows_updated"]), step["batch"]
+        logged.append(in_logs)
+    assert sum(logged) > 0
     assert x["compaction"]["read_optimized_after"]["rows_not_yet_visible"] == 0
 
 
@@ -298,7 +304,7 @@ def test_settlements_compare_with_a_never_updated_copy(tiny_run):
     infos = _infos(tiny_run, "monthly_settlements")
     assert set(infos) == ran_here(tiny_run)
     for x in infos.values():
-        assert len(x["writes"]) == 2 and x["write_total_s"] > 0 and x["reads"]["reads"] == 12
+        assert len(x["writes"]) == 2 and x["write_total_s"] > 0 and x["reads"]["reads"] == 6
         assert x["read_total_s"] > 0 and x["read_total_pristine_s"] > 0
         assert set(x["per_read_overhead_s"]) == set(x["reads"]["per_query_mean_s"])
 

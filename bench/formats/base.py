@@ -156,8 +156,8 @@ class TableFormat(abc.ABC):
     def classify(self, relpath: str) -> str:
         """The kind (``FILE_KINDS``) of a file given its path relative to the table directory."""
 
-    def forget_cached_state(self, spark: SparkSession) -> None:
-        """Drop what the format caches about its tables in the JVM, after a table folder was replaced on disk.
+    def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
+        """Drop what the format caches about its tables (or ``table``) in the JVM, after a folder was replaced on disk.
 
         Most formats re-read their metadata on every query; one that caches (Delta's log) overrides this.
         """

@@ -67,7 +67,7 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
             data.write.format("delta").mode("append").save(str(table.location))
         return table
 
-    def forget_cached_state(self, spark: SparkSession) -> None:
+    def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
         """Delta caches each table's log (``DeltaLog``) by path; a restored folder has an older log than the cache."""
         spark._jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
 

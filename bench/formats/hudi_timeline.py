@@ -111,6 +111,7 @@ class CommitSummary:
     records_inserted: int = 0
     records_updated: int = 0
     records_deleted: int = 0
+    log_records_written: int = 0  # rows that exist only in log files (invisible to read-optimized reads)
     log_files_compacted: int = 0
     log_bytes_compacted: int = 0
 
@@ -125,6 +126,7 @@ def summarize(instant: Instant, compactions: set[str]) -> CommitSummary:
     for s in write_stats(metadata):
         if s["kind"] == "log":
             summary.log_files_written += 1
+            summary.log_records_written += int(s.get("numWrites") or 0)
         else:
             summary.base_files_written += 1
             prev = s.get("prevCommit")

@@ -222,6 +222,7 @@ def read_optimized_staleness(run: load.Run) -> dict[str, float] | None:
         after = (x.get("compaction") or {}).get("read_optimized_after")
         if x.get("scenario") == "dinner_peak" and steps and after:
             return {"updated": sum(s.get("rows_updated", 0) for s in steps),
+                    "in_logs": sum(c.get("log_records_written", 0) for s in steps for c in s["metadata"].get("raw") or []),
                     "not_visible": sum(s["read_optimized"]["rows_not_yet_visible"] for s in steps),
                     "not_visible_after": after["rows_not_yet_visible"],
                     "ro_s": sum(s["read_optimized"]["seconds"] for s in steps) / len(steps)}
