@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import importlib.metadata
 import json
@@ -9,6 +10,7 @@ import os
 import platform
 import subprocess
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,7 +53,7 @@ class BenchSession:
     apps: SparkApps = field(init=False)
     _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
     _warm: set[str] = field(default_factory=set)
-    _bases: dict[tuple[str, str], tuple[TableRef, str]] = field(default_factory=dict)
+    _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
     java: int | None = None
 
     def __post_init__(self) -> None:
@@ -112,9 +114,8 @@ class BenchSession:
             self.java = java_version()
         resolution = self.resolution(family)
         conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
-        if self.apps.family == family:
-            return self.apps.get(family, conf | resolution.spark_conf())
-        with LEDGER.spend(JVM):
+        starting = self.apps.family != family
+        with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
             return self.apps.get(family, conf | resolution.spark_conf())
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
@@ -127,38 +128,45 @@ class BenchSession:
         return fmt.create(spark, name, frame, key=key, partition_by=partition_by, ordering=ordering)
 
     def base_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
-                   key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
+                   key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at",
+                   prepare: tuple[str, Callable[[TableRef], object]] | None = None) -> TableRef:
         """Table ``name`` in its base state: created from ``data`` once per run and configuration, then restored.
 
         The table folder is saved right after creation and copied back into the same place before each later
         use, so every round starts from byte-identical files (Iceberg's absolute paths stay valid because the
-        location does not change). Neither step is ever inside a timed region.
+        location does not change). ``prepare=(label, fn)`` saves the state after ``fn(table)`` instead (e.g. the
+        updated table that compaction starts from), built once too. Neither step is ever inside a timed region.
         """
         source = str(data.path) if isinstance(data, PaymentsData) else str(data)
-        saved = self._bases.get((fmt.config_id, name))
+        state = (fmt.config_id, name, prepare[0] if prepare else "")
+        saved = self._bases.get(state)
         if saved is not None and saved[1] == source:
             with LEDGER.spend(RESET):
-                self.restore(spark, fmt, saved[0])
+                self.restore(spark, fmt, saved[0], state[2])
             return saved[0]
         with LEDGER.spend(SETUP):
-            table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
-            snapshot = self._snapshot(fmt, name)
+            if prepare:
+                table = self.base_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
+                prepare[1](table)
+            else:
+                table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
+            snapshot = self._snapshot(fmt, name, state[2])
             if snapshot.exists():
                 self.workspace.remove(snapshot.uri)
             Files.of(table.location).copy_tree(snapshot)
-        self._bases[(fmt.config_id, name)] = (table, source)
+        self._bases[state] = (table, source)
         return table
 
-    def restore(self, spark: SparkSession, fmt: TableFormat, table: TableRef) -> None:
-        """Put the saved base state of ``table`` back in place and drop every cache that remembers the old one."""
+    def restore(self, spark: SparkSession, fmt: TableFormat, table: TableRef, label: str = "") -> None:
+        """Put a saved state of ``table`` back in place and drop every cache that remembers the old one."""
         if Files.of(table.location).exists():
             self.workspace.remove(table.location)
-        self._snapshot(fmt, table.name).copy_tree(Files.of(table.location))
+        self._snapshot(fmt, table.name, label).copy_tree(Files.of(table.location))
         fmt.forget_cached_state(spark, table)
         spark.catalog.clearCache()
 
-    def _snapshot(self, fmt: TableFormat, name: str) -> Files:
-        return Files.of(self.workspace.bases_dir) / fmt.config_id / name
+    def _snapshot(self, fmt: TableFormat, name: str, label: str = "") -> Files:
+        return Files.of(self.workspace.bases_dir) / fmt.config_id / (f"{name}@{label}" if label else name)
 
     def warm_up(self, spark: SparkSession, fmt: TableFormat) -> None:
         """Pay the JVM's first-create/first-merge cost (5-8 s) outside any measurement."""

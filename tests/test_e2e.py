@@ -181,6 +181,19 @@ def test_delta_deletion_vectors_mark_exactly_the_changed_rows_and_remove_no_file
     assert x["filesystem"]["bytes_added"] < cow["filesystem"]["bytes_added"]
 
 
+@pytest.mark.parametrize("config_id", ("delta-cow", "delta-dv"))
+def test_delta_commit_metrics_agree_with_the_log_and_the_filesystem(tiny_run, config_id):
+    """MERGE's own operationMetrics, the add/remove actions this harness parses, and the directory diff agree."""
+    x = _update(tiny_run, config_id)
+    raw = x["metadata"]["raw"][0]
+    m = {k: int(v) for k, v in raw["operation_metrics"].items() if v.lstrip("-").isdigit()}
+    assert raw["operation"] == "MERGE" and m["numTargetRowsUpdated"] == TINY_HOTFIX
+    assert m["numTargetFilesAdded"] == raw["files_added"] == x["filesystem"]["data"]["files_added"]
+    assert m["numTargetBytesAdded"] == x["filesystem"]["data"]["bytes_added"]
+    assert m["numTargetDeletionVectorsAdded"] == raw["dvs_added"]
+    assert m["numTargetFilesRemoved"] == raw["files_removed"]  # DV-marked files are re-added, not removed
+
+
 def test_delta_reorg_purge_leaves_no_deletion_vector(tiny_run):
     ran(tiny_run, "delta-dv")
     x = _bench(tiny_run, "test_hotfix_compaction", "delta-dv")["extra_info"]
