@@ -37,6 +37,8 @@ class Scale:
     settlement_reads: int = 30
     # rounds of each update-sweep point (six points per configuration)
     sweep_rounds: int = 3
+    # 1: pay each family's JVM warm-up before measuring; 0 at `tiny`, whose timings are not results (CI checks answers)
+    warm_up: int = 1
 
     @property
     def files(self) -> int:
@@ -56,7 +58,7 @@ PRESETS: dict[str, Scale] = {
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
                   peak_batches=4, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=3, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=6,
-                  sweep_rounds=1),
+                  sweep_rounds=1, warm_up=0),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
@@ -84,6 +86,8 @@ def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
     for key, value in (overrides or {}).items():
         if key not in fields:
             raise BadOption(f"unknown scale parameter {key!r}; known: {', '.join(sorted(fields))}")
+        if key == "warm_up" and value in (0, 1):
+            continue
         if not isinstance(value, int) or value <= 0:
             raise BadOption(f"scale parameter {key} must be a positive integer, got {value!r}")
     scale = dataclasses.replace(scale, **(overrides or {}))

@@ -170,7 +170,7 @@ class BenchSession:
 
     def warm_up(self, spark: SparkSession, fmt: TableFormat) -> None:
         """Pay the JVM's first-create/first-merge cost (5-8 s) outside any measurement."""
-        if fmt.family in self._warm:
+        if fmt.family in self._warm or not self.scale.warm_up:
             return
         with LEDGER.spend(WARM_UP):
             data = generate_payments(self.workspace.data_dir, 2, 1, 200, self.seed, progress=None)

@@ -25,7 +25,7 @@ SMALL_FILES = ("--param", "days=4", "--param", "rows_per_file=2500")  # files bi
 def three_runs(tmp_path_factory):
     """Two runs with the same settings, and one with a different target file size (a table setting)."""
     tmp = tmp_path_factory.mktemp("gate")
-    args = (HOTFIX, "-k", "update", "--scale", "tiny", "--formats", "iceberg-cow,iceberg-mor", *SMALL_FILES)
+    args = (HOTFIX, "-k", "update", "--scale", "tiny", "--formats", "iceberg-cow", *SMALL_FILES)
     runs = {}
     for run_id, extra in (("a", ()), ("b", ()), ("target16k", ("--param", "target_file_bytes=16384"))):
         record = run_scenarios(tmp, *args, *extra, run_id=run_id)
@@ -88,7 +88,7 @@ def test_changed_table_setting_is_caught(three_runs):
 
 def test_fabricated_slowdown_trips_the_timing_gate(three_runs, tmp_path):
     """Rounds 3x slower with no overlap fail exactly that benchmark's timing (constructed rounds, not a busy machine)."""
-    name = "test_hotfix_update[iceberg-mor]"
+    name = "test_hotfix_update[iceberg-cow]"
     others = {b["name"]: [1.0, 1.1] for b in load_run(three_runs["b"]).benchmarks if b["name"] != name}
     base = _with_samples(three_runs["b"], tmp_path, "base", {name: [1.0, 1.1], **others})
     slowed = _with_samples(three_runs["b"], tmp_path, "slowed", {name: [3.0, 3.3], **others})
@@ -96,12 +96,12 @@ def test_fabricated_slowdown_trips_the_timing_gate(three_runs, tmp_path):
     assert [(f.benchmark, f.metric) for f in result.failed] == [(name, "median seconds")]
     assert "+200% slower" in result.failed[0].note
     md = result.markdown(base, slowed)
-    assert "REGRESSION" in md and "iceberg-mor" in md
+    assert "REGRESSION" in md and "iceberg-cow" in md
 
 
 def test_missing_configuration_fails(three_runs, tmp_path):
     data = json.loads((three_runs["b"] / "benchmark.json").read_text())
-    data["benchmarks"] = [b for b in data["benchmarks"] if "iceberg-mor" not in b["name"]]
+    data["benchmarks"] = [b for b in data["benchmarks"] if "iceberg-cow" not in b["name"]]
     (tmp_path / "partial.json").write_text(json.dumps(data))
     result = compare(load_run(three_runs["a"]), load_run(tmp_path / "partial.json"))
     assert any(f.metric == "measured" and f.verdict == "fail" for f in result.failed)

@@ -142,7 +142,7 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
 def written_parts(upd: pd.DataFrame) -> pd.DataFrame:
     """The update's bytes split into what the rows need and what each format adds around them."""
     def col(name: str) -> pd.Series:
-        return upd[name].fillna(0) if name in upd else pd.Series(0, index=upd.index)
+        return pd.to_numeric(upd[name], errors="coerce").fillna(0) if name in upd else pd.Series(0, index=upd.index)
     table, own, index = col("data_table_columns_bytes"), col("data_format_columns_bytes"), col("data_footer_index_bytes")
     has_anatomy = (table + own + index) > 0
     data = col("fs_data_bytes_added")
@@ -174,7 +174,7 @@ def section_read(reads: pd.DataFrame, out: Path) -> str:
         if col in pivot:
             pivot[col] = pivot[col].map(lambda v: f"{v:.3f}" if pd.notna(v) else "–")
     return _img(chart, "read latency", out, "read_latency") + _table(pivot) + _note(
-        "Each query's latency is the median of its repeats; 'before' pools every round's fresh table. "
+        "Each query's latency is the median of its repeats; 'before' pools every round (each on the restored base table). "
         "All answers were checked against pandas on the generated data.")
 
 
