@@ -81,8 +81,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def _config_id(item: pytest.Item) -> str | None:
-    """The configuration a test item runs on (None for unit tests, and for a scenario whose marker
-    filter left no configuration: pytest then parametrizes with an empty set and skips it)."""
+    """The configuration a test item runs on (None for unit tests, and for a scenario whose marker filter left
+    no configuration: its single ``no-configuration`` item is skipped and never recorded as an outcome)."""
     callspec = getattr(item, "callspec", None)
     config_id = callspec.params.get("config_id") if callspec else None
     return config_id if isinstance(config_id, str) and config_id in CONFIGS else None

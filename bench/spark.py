@@ -57,6 +57,9 @@ class SparkOptions:
             "spark.app.name": f"cowmor-{family}",
             "spark.driver.memory": self.driver_memory,
             "spark.sql.shuffle.partitions": str(self.shuffle_partitions),
+            # Delta replays its log with a shuffle of its own (default 50 partitions, sized for clusters): the same
+            # shared count applies to it, or each first read after a commit pays ~3x on a laptop (README, fairness)
+            "spark.databricks.delta.snapshotPartitions": str(self.shuffle_partitions),
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
             "spark.sql.session.timeZone": "UTC",

@@ -258,6 +258,8 @@ def test_environment_is_recorded(tiny_run):
     assert env["scale"]["name"] == "tiny" and env["seed"] == 42 and env["java"] >= 11
     assert env["packages"]["pyspark"] == "3.5.9" and env["formats"]["iceberg"]["source"].startswith("pypi:")
     assert env["spark"]["conf"]["spark.sql.parquet.compression.codec"] == "snappy"
+    # one shuffle partition count for every shuffle, Delta's log replay included
+    assert env["spark"]["conf"]["spark.databricks.delta.snapshotPartitions"] == env["spark"]["conf"]["spark.sql.shuffle.partitions"]
     assert (tiny_run["run_dir"] / "environment.json").exists() and (tiny_run["run_dir"] / "outcomes.json").exists()
 
 
