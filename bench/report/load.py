@@ -117,6 +117,10 @@ def operations(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "median_s", "min_s", "max_s",
+                "n", "answer_ok"]
+
+
 def reads(run: Run) -> pd.DataFrame:
     """One row per (operation, phase, query): read latencies before/after changes and after compaction."""
     rows = []
@@ -129,7 +133,7 @@ def reads(run: Run) -> pd.DataFrame:
                              "query": query, "mode": r.get("mode"), "median_s": r.get("median"),
                              "min_s": r.get("min"), "max_s": r.get("max"), "n": r.get("n"),
                              "answer_ok": r.get("answer_ok")})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=READ_COLUMNS)
 
 
 def outcomes(run: Run) -> pd.DataFrame:

@@ -147,3 +147,13 @@ def test_report_never_imports_pyspark():
     code = ("import sys, bench.report.build, bench.compare, bench.history, bench.cli; "
             "sys.exit(1 if any(m.startswith('pyspark') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
+
+
+@pytest.mark.spark
+def test_a_run_with_only_sequence_scenarios_still_builds(tiny_run, tmp_path):
+    """A dinner-peak-only run has no dashboard reads before/after an update: the report says so, it does not crash."""
+    data = json.loads((tiny_run["run_dir"] / "benchmark.json").read_text())
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"].get("scenario") == "dinner_peak"]
+    (tmp_path / "peak.json").write_text(json.dumps(data))  # a filtered copy made by this test
+    page = build_report([tmp_path / "peak.json"], tmp_path / "out").read_text()
+    assert "no reads measured in this run" in page and "4. Over time" in page
