@@ -159,7 +159,7 @@ class TableFormat(abc.ABC):
     def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
         """Drop what the format caches about its tables (or ``table``) in the JVM, after a folder was replaced on disk.
 
-        Most formats re-read their metadata on every query; one that caches (Delta's log) overrides this.
+        Iceberg re-reads its metadata on every query; Delta (its log cache) and Hudi (the catalog relation) override this.
         """
 
     def check_read_mode(self, mode: str) -> None:
