@@ -111,7 +111,8 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     if upd.empty:
         return _note("no update measured in this run")
     parts = [_img(charts.latency_by_config(_samples(run, "update"), "Hotfix update latency"), "update latency", out, "update_latency")]
-    parts.append(_img(charts.stacked_bytes(written_parts(upd), "Bytes written by the update, by part"),
+    by_part = written_parts(upd)
+    parts.append(_img(charts.stacked_bytes(by_part, "Bytes written by the update, by part"),
                       "bytes written", out, "bytes_written"))
     files = upd[["config_id", "median_s", "fs_bytes_added", "fs_data_files_added", "fs_delete_files_added",
                  "meta_data_files_removed", "meta_delete_files_added", "meta_bytes_added", "meta_bytes_removed",
@@ -126,7 +127,7 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
                      "-data files (meta)", "+delete files (meta)", "written (meta)", "removed (meta)", "removed (fs)",
                      "write amplification", "rows changed (format)", "rows changed (verified)"]
     parts.append(_table(files))
-    anatomy = written_parts(upd).set_index("config_id").map(human_bytes).reset_index().rename(columns={"config_id": "configuration"})
+    anatomy = by_part.set_index("config_id").map(human_bytes).reset_index().rename(columns={"config_id": "configuration"})
     parts.append("<h3>What the written files hold</h3>" + _table(anatomy) + _note(
         "Read from the footers of the data files the update wrote. Hudi writes five _hoodie_* meta columns and a "
         "serialized bloom filter (hoodie.index.bloom.num_entries=60000, fpp 1e-9: ~430 KB whatever the file's row "
