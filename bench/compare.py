@@ -1,6 +1,7 @@
 """The regression gate: compare a current run with a baseline, deterministic metrics strictly, timings with noise in mind.
 
-Deterministic metrics (bytes and files written and removed, rows changed, answers) are the same for the same
+Deterministic metrics (bytes and files written and removed, rows changed, every engine's answers and whether it
+can read each configuration at all) are the same for the same
 data, seed and versions: every change is reported; changed answers, or bytes/files growing beyond
 ``byte_tolerance``, fail. Timings fail only when the median slowed down by more than ``threshold`` *and* the
 two runs' [min, max] intervals do not overlap (shared CI runners are noisy).
@@ -86,13 +87,29 @@ def _dig(data: dict, path: tuple[str, ...]) -> Any:
 
 
 def _answers(x: dict) -> dict[str, Any]:
-    out = {}
+    """Per read and engine: (rows, answer correct), or ``unsupported`` with the engine's reason."""
+    out: dict[str, Any] = {}
     for phase in ("reads_before", "reads_after", "reads_after_compaction"):
         for query, r in (x.get(phase) or {}).items():
             out[f"{phase}.{query}"] = (r.get("rows"), r.get("answer_ok"))
+            for engine, e in (r.get("engines") or {}).items():
+                out[f"{phase}.{query}@{engine}"] = ("unsupported", e["unsupported"]) if "unsupported" in e else \
+                    (e.get("rows"), e.get("answer_ok"))
     if "answers_verified" in x:
         out["answers_verified"] = x["answers_verified"]
     return out
+
+
+def _answer_verdict(baseline: Any, current: Any) -> tuple[str, str]:
+    """Same answer: ok. A read (or engine) new in the current run, or an engine that now reads what it could not:
+    changed. Anything else (a lost read, a different answer, an engine that stopped reading): fail."""
+    if baseline == current:
+        return "ok", ""
+    if baseline is None:
+        return "changed", "new in the current run"
+    if isinstance(baseline, tuple) and baseline[0] == "unsupported" and not (isinstance(current, tuple) and current[0] == "unsupported"):
+        return "changed", "the engine now reads this configuration"
+    return "fail", "answers differ" if current is not None else "read missing from the current run"
 
 
 def compare(baseline: Run, current: Run, threshold: float = 0.25, byte_tolerance: float = 0.02) -> Comparison:
@@ -116,9 +133,8 @@ def compare(baseline: Run, current: Run, threshold: float = 0.25, byte_tolerance
                 result.findings.append(Finding(name, label, b, c, "fail", f"deterministic metric changed {growth}".strip()))
         ba, ca = _answers(bx), _answers(cx)
         for key in sorted(set(ba) | set(ca)):
-            verdict = "ok" if ba.get(key) == ca.get(key) else "fail"
-            result.findings.append(Finding(name, f"answer {key}", ba.get(key), ca.get(key), verdict,
-                                           "" if verdict == "ok" else "answers differ"))
+            verdict, note = _answer_verdict(ba.get(key), ca.get(key))
+            result.findings.append(Finding(name, f"answer {key}", ba.get(key), ca.get(key), verdict, note))
         bs, cs = base[name]["stats"], cur[name]["stats"]
         ratio = cs["median"] / bs["median"] if bs["median"] else 1.0
         separated = cs["min"] > bs["max"]

@@ -10,10 +10,11 @@ import contextlib
 import time
 from collections.abc import Iterator
 
-OPERATIONS, READS, SETUP, RESET, DATA, JVM, WARM_UP = (
-    "measured operations", "measured reads", "table setup", "table resets", "data generation", "JVM starts", "warm-up")
-CATEGORIES = (OPERATIONS, READS, SETUP, RESET, DATA, JVM, WARM_UP)
-MEASURED = (OPERATIONS, READS)
+OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP = (
+    "measured operations", "measured reads", "second-engine reads", "table setup", "table resets", "data generation",
+    "JVM starts", "warm-up")
+CATEGORIES = (OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP)
+MEASURED = (OPERATIONS, READS, SECOND_READS)
 OTHER = "everything else"
 
 

@@ -9,15 +9,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.anatomy import anatomy
+from bench.engines import PRIMARY
 from bench.exceptions import WrongAnswer
 from bench.formats.base import DATA
-from bench.ledger import LEDGER, OPERATIONS, READS
+from bench.ledger import LEDGER, OPERATIONS
 from bench.probe import Listing, diff, list_files, table_size
 from bench.queries import Query, money, normalize
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from bench.engines.base import ReadEngine
     from bench.formats.base import TableFormat, TableRef
 
 
@@ -47,30 +49,64 @@ def summarize(seconds: list[float]) -> dict[str, float]:
     return {"min": min(seconds), "median": statistics.median(seconds), "max": max(seconds), "n": len(seconds)}
 
 
-def run_reads(spark: SparkSession, fmt: TableFormat, table: TableRef, queries: list[Query],
-              expected: dict[str, list[tuple]], repeats: int, mode: str = "snapshot",
-              check: bool = True) -> dict[str, dict[str, Any]]:
-    """Run each dashboard query ``repeats`` times; every answer must equal the expected one.
+def run_reads(engines: list[ReadEngine], fmt: TableFormat, table: TableRef, queries: list[Query],
+              expected: dict[str, list[tuple]], repeats: int, mode: str = "snapshot") -> dict[str, dict[str, Any]]:
+    """Run each dashboard query ``repeats`` times on every engine; every answer must equal the expected one.
+
+    The first engine (Spark, which wrote the table) is the reference: its figures stay at the top level of each
+    query's record, every engine's (its own included) are under ``engines``. Where another engine cannot read
+    the configuration at all, that is recorded as unsupported (with the engine's error) and the run goes on.
 
     Raises:
-        WrongAnswer: an answer differs (a fast wrong answer is a failure, not a result).
+        WrongAnswer: an engine's answer differs (a fast wrong answer is a failure, not a result).
     """
     out: dict[str, dict[str, Any]] = {}
     for query in queries:
-        seconds, answer = [], None
-        for _ in range(repeats):
-            # resolving the relation is timed too: for Hudi it lists the table, as Iceberg's planning does
-            took, rows = timed(lambda q=query: spark.sql(q.sql.format(table=fmt.relation(spark, table, mode))).collect(),
-                               category=READS)
-            seconds.append(took)
-            answer = normalize(rows)
-        ok = answer == expected[query.name]
-        if check and not ok:
-            raise WrongAnswer(f"{fmt.config_id} {mode} read {query.name}: got {answer[:5]}, expected "
-                              f"{expected[query.name][:5]}")
-        out[query.name] = {"seconds": seconds, **summarize(seconds), "rows": len(answer), "answer_ok": ok,
-                           "mode": mode}
+        by_engine = {engine.name: _read_on(engine, fmt, table, query, expected[query.name], repeats, mode)
+                     for engine in engines}
+        out[query.name] = {**by_engine[engines[0].name], "mode": mode, "engines": by_engine}
     return out
+
+
+def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query, expected: list[tuple],
+             repeats: int, mode: str) -> dict[str, Any]:
+    seconds, answer = [], []
+    for _ in range(repeats):
+        result = engine.attempt(fmt, table, query.sql, mode, reference=engine.name == PRIMARY)
+        if isinstance(result, str):
+            return {"unsupported": result, "version": engine.version()}
+        seconds.append(result[0])
+        answer = normalize(result[1])
+    if answer != expected:
+        raise WrongAnswer(disagreement(engine.version(), fmt.config_id, mode, query.name, answer, expected))
+    return {"seconds": seconds, **summarize(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
+
+
+def pool_reads(per_round: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """``run_reads`` records of several rounds as one, each engine's timings of every round pooled per query."""
+    pooled: dict[str, dict[str, Any]] = {}
+    for reads in per_round:
+        for name, r in reads.items():
+            entry = pooled.setdefault(name, {"mode": r["mode"], "engines": {}})
+            for engine, e in r["engines"].items():
+                into = entry["engines"].setdefault(engine, {k: v for k, v in e.items() if k != "seconds"} | {"seconds": []})
+                if "unsupported" in e:
+                    entry["engines"][engine] = dict(e)
+                elif "seconds" in into:
+                    into["seconds"] += e["seconds"]
+    for entry in pooled.values():
+        for e in entry["engines"].values():
+            if "seconds" in e:
+                e.update(summarize(e["seconds"]))
+        entry.update(next(iter(entry["engines"].values())))  # the reference engine's figures at the top level
+    return pooled
+
+
+def disagreement(engine: str, config_id: str, mode: str, query: str, got: list[tuple], want: list[tuple]) -> str:
+    """One line naming the engine, configuration, query and a few differing rows."""
+    extra, lacking = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+    return (f"{engine} answered {query} on {config_id} ({mode} read) wrongly: {len(got)} rows, expected {len(want)}; "
+            f"rows it returned that are not expected: {extra[:3]}; expected rows it did not return: {lacking[:3]}")
 
 
 @dataclass

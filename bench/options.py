@@ -84,6 +84,9 @@ def add_options(addoption: Callable[..., object]) -> None:
     addoption("--formats", metavar="LIST", default="all",
               help="comma-separated families (iceberg, hudi, delta) and/or configuration ids (iceberg-cow, …). "
                    "Default: %(default)r")
+    addoption("--engines", metavar="LIST", default="all",
+              help="read engines besides Spark (which writes and always reads): all, spark, duckdb. An engine whose "
+                   "packages are missing is skipped with its reason. Default: %(default)r")
     addoption("--param", metavar="NAME=VALUE", action="append", type=parse_scale_param, default=[],
               help="override one scale parameter (repeatable), e.g. --param hotfix_rows=50")
     addoption("--seed", metavar="INT", type=int, default=42, help="data generator seed. Default: %(default)r")

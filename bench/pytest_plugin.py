@@ -14,13 +14,16 @@ import pytest
 from bench import ledger
 from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
+from bench.measure import run_reads
 from bench.options import add_options
 from bench.session import BenchSession
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from bench.formats.base import TableFormat
+    from bench.engines.base import ReadEngine
+    from bench.formats.base import TableFormat, TableRef
+    from bench.queries import Query
 
 SESSION_KEY = pytest.StashKey[BenchSession]()
 OUTCOMES_KEY = pytest.StashKey[dict]()
@@ -148,6 +151,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if session.config.stash[OUTCOMES_KEY]:
         bench.write_json("environment.json", bench.environment())
         bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown())
+    bench.close_engines()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -157,7 +161,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     bench = config.stash[SESSION_KEY]
     for family, reason in skipped_families(outcomes.values()).items():
         terminalreporter.write_line(f"cowmor: {family} skipped: {reason}", yellow=True)
-    terminalreporter.write_line(f"cowmor: time: {ledger.describe(ledger.LEDGER.breakdown())}")
+    for name, reason in bench.skipped_engines().items():
+        terminalreporter.write_line(f"cowmor: engine {name} skipped: {reason}", yellow=True)
+    for name, engine in bench.engines_record().items():
+        for config_id, modes in (engine.get("support") or {}).items():
+            for mode, status in modes.items():
+                if status != "reads":
+                    terminalreporter.write_line(f"cowmor: {name} cannot read {config_id} ({mode}): {status}", yellow=True)
+    breakdown = ledger.LEDGER.breakdown()
+    terminalreporter.write_line(f"cowmor: time: {ledger.describe(breakdown)}")
+    second = breakdown["seconds"][ledger.SECOND_READS]
+    if second:
+        terminalreporter.write_line(f"cowmor: reads on engines besides Spark took {second:.0f}s, "
+                                    f"{second / breakdown['wall_s']:.1%} of the run's wall time")
     terminalreporter.write_line(f"cowmor: run recorded in {bench.results_dir / bench.run_id}/", bold=True)
 
 
@@ -216,6 +232,12 @@ class Lab:
     fmt: TableFormat
     spark: SparkSession
     session: BenchSession
+    engines: list[ReadEngine]
+
+    def reads(self, table: TableRef, queries: list[Query], expected: dict[str, list[tuple]], repeats: int,
+              mode: str = "snapshot") -> dict[str, dict]:
+        """The dashboard ``queries`` on every read engine, each answer checked (see ``measure.run_reads``)."""
+        return run_reads(self.engines, self.fmt, table, queries, expected, repeats, mode)
 
     def keys_view(self, name: str, keys: list[int], key: str = "txn_id") -> str:
         self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)
@@ -238,7 +260,7 @@ def lab(config_id: str, cowmor: BenchSession, progress) -> Lab:
         pytest.exit(str(err), returncode=3)
     fmt = cowmor.adapter(config_id)
     cowmor.warm_up(spark, fmt)
-    return Lab(fmt, spark, cowmor)
+    return Lab(fmt, spark, cowmor, cowmor.read_engines(spark))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -246,5 +268,5 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if session is None:
         return []
     return [f"cowmor: scale={session.scale.name} seed={session.seed} configs={','.join(c.id for c in session.configs)} "
-            f"master={session.spark_options.master} workspace={session.workspace.root}"]
+            f"engines={','.join(session.engine_names)} master={session.spark_options.master} workspace={session.workspace.root}"]
 

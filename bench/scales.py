@@ -35,8 +35,9 @@ class Scale:
     settlement_batches: int = 3
     settlement_rows_per_batch: int = 20
     settlement_reads: int = 30
-    # rounds of each update-sweep point (six points per configuration)
+    # rounds of each update-sweep point, and how many of its six points run (the files-vs-rows pivot first)
     sweep_rounds: int = 3
+    sweep_points: int = 6
     # 1: pay each family's JVM warm-up before measuring; 0 at `tiny`, whose timings are not results (CI checks answers)
     warm_up: int = 1
 
@@ -56,9 +57,9 @@ PRESETS: dict[str, Scale] = {
     # CI: seconds per configuration
     "tiny": Scale("tiny", days=12, files_per_day=3, rows_per_file=800, hotfix_rows=12, rounds=2, read_repeats=1,
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
-                  peak_batches=4, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
-                  degradation_batches=3, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=6,
-                  sweep_rounds=1, warm_up=0),
+                  peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
+                  degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=6,
+                  sweep_rounds=1, sweep_points=3, warm_up=0),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
@@ -91,6 +92,8 @@ def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
         if not isinstance(value, int) or value <= 0:
             raise BadOption(f"scale parameter {key} must be a positive integer, got {value!r}")
     scale = dataclasses.replace(scale, **(overrides or {}))
+    if scale.sweep_points > 6:
+        raise BadOption(f"sweep_points={scale.sweep_points}: the update sweep has 6 points")
     if scale.hotfix_rows > scale.rows:
         raise BadOption(f"hotfix_rows={scale.hotfix_rows} exceeds the table's {scale.rows} rows")
     return scale

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from bench import artifacts
 from bench.datagen import PaymentsData, generate_payments
+from bench.engines import PRIMARY, engine_module, select_engines
+from bench.engines.spark import SparkEngine
 from bench.exceptions import BadOption, MissingArtifact
 from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.ledger import DATA, JVM, LEDGER, RESET, SETUP, WARM_UP
@@ -29,10 +31,11 @@ from bench.workspace import Workspace
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from bench.engines.base import ReadEngine
     from bench.formats.base import TableFormat, TableRef
 
 PACKAGES = ("pyspark", "pyiceberg", "pytest-benchmark", "pandas", "pyarrow", "seaborn", "delta-spark",
-            "snowpark-connect-deps-iceberg")
+            "snowpark-connect-deps-iceberg", "duckdb", "duckdb-ext-iceberg", "duckdb-ext-delta", "duckdb-ext-avro", "hudi")
 
 
 def new_run_id(scale: str) -> str:
@@ -50,10 +53,12 @@ class BenchSession:
     run_id: str
     jars_dir: Path | None = None
     maven_repo: str = artifacts.MAVEN_CENTRAL
+    engine_names: list[str] = field(default_factory=lambda: [PRIMARY])
     apps: SparkApps = field(init=False)
     _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
     _warm: set[str] = field(default_factory=set)
     _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
+    _engines: dict[str, ReadEngine | str] = field(default_factory=dict)  # name -> engine, or why it cannot run
     java: int | None = None
 
     def __post_init__(self) -> None:
@@ -74,7 +79,8 @@ class BenchSession:
         spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
         return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
                    workspace=Workspace(str(ns.warehouse)), results_dir=Path(ns.results_dir),
-                   run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo)
+                   run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
+                   engine_names=select_engines(ns.engines))
 
     # --- where things go -----------------------------------------------------------------
     @property
@@ -117,6 +123,45 @@ class BenchSession:
         starting = self.apps.family != family
         with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
             return self.apps.get(family, conf | resolution.spark_conf())
+
+    def read_engines(self, spark: SparkSession) -> list[ReadEngine]:
+        """Spark (reading in ``spark``, the reference) and every other selected engine that can run here."""
+        engines: list[ReadEngine] = [SparkEngine(spark)]
+        for name in self.engine_names[1:]:
+            if name not in self._engines:
+                module = engine_module(name)
+                self._engines[name] = module.missing() or module.ENGINE()
+            engine = self._engines[name]
+            if not isinstance(engine, str):
+                engines.append(engine)
+        return engines
+
+    def skipped_engines(self) -> dict[str, str]:
+        """Selected engines that cannot run here, with the one-line reason."""
+        for name in self.engine_names[1:]:
+            if name not in self._engines and engine_module(name).missing():
+                self._engines[name] = engine_module(name).missing()
+        return {name: e for name, e in self._engines.items() if isinstance(e, str)}
+
+    def engines_record(self) -> dict[str, Any]:
+        """Per engine: available or skipped (why), its version and settings, and which configurations it read."""
+        out: dict[str, Any] = {PRIMARY: {"status": "available", "version": f"spark {importlib.metadata.version('pyspark')}"}}
+        skipped = self.skipped_engines()
+        for name in self.engine_names[1:]:
+            engine = self._engines.get(name)
+            if name in skipped:
+                out[name] = {"status": "skipped", "reason": skipped[name]}
+            elif engine is None:
+                out[name] = {"status": "unused"}
+            else:
+                out[name] = {"status": "available", "version": engine.version(), "settings": engine.settings(),
+                             "support": engine.support()}
+        return out
+
+    def close_engines(self) -> None:
+        for engine in self._engines.values():
+            if not isinstance(engine, str):
+                engine.close()
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
@@ -208,7 +253,7 @@ class BenchSession:
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "scale": self.scale.as_dict(), "seed": self.seed,
             "python": platform.python_version(), "java": self.java, "jvm": self.apps.versions() or None,
-            "packages": versions, "formats": formats, "configs": configs,
+            "packages": versions, "formats": formats, "configs": configs, "engines": self.engines_record(),
             "spark": {"master": self.spark_options.master, "conf": self.spark_options.base_conf("<family>")},
             "machine": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
                         "memory_bytes": _memory_bytes(), "node": platform.node()},

@@ -16,7 +16,7 @@ import pytest
 
 from bench.datagen import HOTFIX_STATUS
 from bench.exceptions import NotSupported
-from bench.measure import Observation, degradation_rate, run_reads, timed
+from bench.measure import Observation, degradation_rate, timed
 from bench.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -44,7 +44,7 @@ def test_degradation(benchmark, lab, payments, plan, config_id, progress):
     state: dict = {}
 
     def read(table, answer):
-        return run_reads(spark, fmt, table, [query], {query.name: answer}, scale.read_repeats)[query.name]
+        return lab.reads(table, [query], {query.name: answer}, scale.read_repeats)[query.name]
 
     def setup():
         progress(f"{config_id}: base table")

@@ -18,9 +18,10 @@ import pandas as pd
 import pytest
 
 from bench import orders
-from bench.exceptions import NotSupported
-from bench.ledger import DATA, LEDGER, READS
-from bench.measure import Observation, degradation_rate, run_reads, timed, verify_rows
+from bench.exceptions import NotSupported, WrongAnswer
+from bench.ledger import DATA, LEDGER
+from bench.measure import Observation, degradation_rate, disagreement, timed, verify_rows
+from bench.queries import normalize
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -62,7 +63,7 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
             written = observation.finish()
             queries = orders.orders_queries(shape.last_day, int(rows["order_id"].iloc[0]))
             answers = {q.name: q.expected(expected) for q in queries}
-            reads = run_reads(spark, fmt, table, queries, answers, scale.peak_reads_per_batch)
+            reads = lab.reads(table, queries, answers, scale.peak_reads_per_batch)
             previous = peak["base"] if number == 1 else peak["batches"][number - 2][1]
             step = {"batch": number, "upsert_s": upsert_s, "rows": len(rows),
                     "rows_updated": int(rows["order_id"].isin(previous["order_id"]).sum()),
@@ -89,7 +90,7 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
         observation = Observation.start(fmt, table)
         seconds, _ = timed(fmt.compact, spark, table)
         compaction = {"seconds": seconds, "live_files_before": live_before, "live_files_after": fmt.live_files(spark, table),
-                      **observation.finish(), "reads_after": run_reads(spark, fmt, table, queries, answers, scale.read_repeats)}
+                      **observation.finish(), "reads_after": lab.reads(table, queries, answers, scale.read_repeats)}
         assert compaction["live_files_after"]["delete_files"] == 0
         if "read_optimized" in fmt.read_modes:  # after compaction the read-optimized view has caught up
             compaction["read_optimized_after"] = _staleness(lab, table, pd.DataFrame({"order_id": changed}), final)
@@ -107,14 +108,24 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
 
 
 def _staleness(lab, table, rows, expected) -> dict:
-    """Hudi MoR read-optimized view: latency, and how many of this batch's rows it does not show yet."""
-    fmt, spark = lab.fmt, lab.spark
-    rel = fmt.relation(spark, table, "read_optimized")
-    ids = ",".join(str(int(i)) for i in rows["order_id"])
-    seconds, seen = timed(lambda: spark.sql(f"SELECT order_id, status, amount FROM {rel} WHERE order_id IN ({ids})").collect(),
-                          category=READS)
-    want = {int(r.order_id): (r.status, int(r.amount_cents)) for r in expected[expected["order_id"].isin(rows["order_id"])].itertuples()}
-    got = {int(r[0]): (r[1], int(r[2] * 100)) for r in seen}
-    stale = sum(1 for k, v in want.items() if got.get(k) != v)
-    return {"seconds": seconds, "rows_in_batch": len(want), "rows_not_yet_visible": stale}
+    """Hudi MoR read-optimized view: latency, and how many of this batch's rows it does not show yet, per engine.
 
+    The view is the base files alone, so every engine must return the same rows from it (checked against Spark's).
+    """
+    ids = ",".join(str(int(i)) for i in rows["order_id"])
+    sql = f"SELECT order_id, status, amount FROM {{table}} WHERE order_id IN ({ids})"
+    want = {int(r.order_id): (r.status, int(r.amount_cents)) for r in expected[expected["order_id"].isin(rows["order_id"])].itertuples()}
+    per_engine, reference = {}, None
+    for engine in lab.engines:
+        result = engine.attempt(lab.fmt, table, sql, "read_optimized", reference=engine is lab.engines[0])
+        if isinstance(result, str):
+            per_engine[engine.name] = {"unsupported": result}
+            continue
+        seconds, seen = result[0], normalize(result[1])
+        if reference is None:
+            reference = seen
+        elif seen != reference:
+            raise WrongAnswer(disagreement(engine.version(), lab.fmt.config_id, "read_optimized", "batch rows", seen, reference))
+        got = {int(r[0]): (r[1], round(float(r[2]) * 100)) for r in seen}
+        per_engine[engine.name] = {"seconds": seconds, "rows_not_yet_visible": sum(1 for k, v in want.items() if got.get(k) != v)}
+    return {**per_engine[lab.engines[0].name], "rows_in_batch": len(want), "engines": per_engine}

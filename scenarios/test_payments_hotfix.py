@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bench.datagen import HOTFIX_STATUS
-from bench.measure import Rounds, measured, run_reads, summarize
+from bench.measure import Rounds, measured, pool_reads
 from bench.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -57,7 +57,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         table = lab.session.base_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
-        reads = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["before"], scale.read_repeats)
+        reads = lab.reads(table, hotfix["queries"], hotfix["before"], scale.read_repeats)
         rounds.start(lab.fmt, table, reads_before=reads)
         return (table,), {}
 
@@ -70,7 +70,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
     table = state["table"]
     progress(f"{config_id}: verify and read after the update")
     verified = verify_hotfix(lab, table, hotfix, payments)
-    reads_after = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["after"], scale.read_repeats)
+    reads_after = lab.reads(table, hotfix["queries"], hotfix["after"], scale.read_repeats)
     last = rounds.last
     reported = last["metadata"]["rows_changed"]
     if reported is not None:
@@ -84,7 +84,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         "rounds": rounds.records, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
                                                     "write_amplification_metadata", "logical_bytes",
                                                     "table_bytes_on_disk", "data_file_anatomy")},
-        "reads_before": _merge_reads([r["reads_before"] for r in rounds.records]), "reads_after": reads_after,
+        "reads_before": pool_reads([r["reads_before"] for r in rounds.records]), "reads_after": reads_after,
         "answers_verified": True, "settings": [vars(s) for s in lab.fmt.settings()],
     })
 
@@ -111,7 +111,7 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
     verified = verify_hotfix(lab, table, hotfix, payments)
     live_after = lab.fmt.live_files(lab.spark, table)
     assert live_after["delete_files"] == 0, f"compaction left {live_after['delete_files']} delete files / logs"
-    reads_after = run_reads(lab.spark, lab.fmt, table, hotfix["queries"], hotfix["after"], scale.read_repeats)
+    reads_after = lab.reads(table, hotfix["queries"], hotfix["after"], scale.read_repeats)
     last = rounds.last
     benchmark.extra_info.update({
         "scenario": "payments_hotfix", "operation": "compaction", "config_id": config_id,
@@ -122,13 +122,3 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
         "reads_after_compaction": reads_after, "answers_verified": True,
         "settings": [vars(s) for s in lab.fmt.settings()],
     })
-
-
-def _merge_reads(per_round: list[dict]) -> dict:
-    """One entry per query with the timings of every round pooled."""
-    merged: dict = {}
-    for reads in per_round:
-        for name, r in reads.items():
-            merged.setdefault(name, {"seconds": [], "rows": r["rows"], "answer_ok": r["answer_ok"], "mode": r["mode"]})
-            merged[name]["seconds"] += r["seconds"]
-    return {name: m | summarize(m["seconds"]) for name, m in merged.items()}

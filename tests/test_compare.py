@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from bench import history
 from bench.compare import compare
 from bench.report.build import build_report
-from bench.report.load import load_run
+from bench.report.load import Run, load_run
 from tests.conftest import ARTIFACTS, ROOT, run_scenarios
 
 HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")
@@ -139,3 +140,22 @@ def test_workflow_passes_actionlint():
     bad.parent.mkdir(exist_ok=True)
     bad.write_text("on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n")
     assert subprocess.run([actionlint, str(bad)], capture_output=True, text=True, timeout=60).returncode != 0
+
+
+def _run_with_reads(engines: dict) -> Run:
+    x = {"reads_after": {"status_totals": {"rows": 3, "answer_ok": True, "engines": engines}}}
+    bench = {"name": "test_hotfix_update[iceberg-dv]", "extra_info": x, "stats": {"median": 1.0, "min": 0.9, "max": 1.1}}
+    return Run(Path("r/benchmark.json"), {"benchmarks": [bench]})
+
+
+def test_an_engine_answer_or_support_status_is_a_deterministic_metric():
+    spark = {"rows": 3, "answer_ok": True}
+    reads = _run_with_reads({"spark": spark, "duckdb": {"rows": 3, "answer_ok": True}})
+    cannot = _run_with_reads({"spark": spark, "duckdb": {"unsupported": "IOException: deletion vectors"}})
+    assert not compare(reads, reads).failed
+    lost = compare(reads, cannot)
+    assert [f.metric for f in lost.failed] == ["answer reads_after.status_totals@duckdb"]
+    gained = compare(cannot, reads)
+    assert not gained.failed and [f.note for f in gained.changed] == ["the engine now reads this configuration"]
+    older = compare(_run_with_reads({}), reads)  # a baseline recorded before the second engine existed
+    assert not older.failed and len(older.changed) == 2

@@ -48,3 +48,49 @@ def test_degradation_rate_by_hand():
 
     assert degradation_rate([1.0, 1.5, 1.5, 3.0]) == pytest.approx((0.5 + 0.0 + 1.0) / 3)
     assert degradation_rate([2.0]) == 0.0
+
+
+def _samples(config_id, write, read, compaction=()):
+    from bench.report.confidence import CostSamples
+
+    return CostSamples(config_id, list(write), {"q": list(read)}, list(compaction))
+
+
+def test_overlapping_rounds_are_too_close_to_call():
+    """Two configurations whose update rounds overlap almost entirely: no honest winner at any ratio."""
+    from bench.report.confidence import simulate
+    from bench.report.costmodel import Profile
+
+    a = _samples("a", [5.0, 7.1, 11.9, 16.8, 6.0], [1.0, 1.1, 0.9])
+    b = _samples("b", [6.0, 8.0, 12.5, 15.0, 7.0], [1.05, 0.95, 1.0])
+    verdicts, breaks, _ = simulate({"a": a, "b": b}, [Profile("p", 1, 10, "test")], [("a", "b")], resamples=500)
+    assert not verdicts[0].decided and verdicts[0].text().startswith("too close to call at this scale: ")
+    assert set(verdicts[0].text().split(": ")[1].split(" or ")) == {"a", "b"}
+
+
+def test_separated_rounds_name_the_winner_and_bound_the_break_even():
+    """cow: W 10 s, R 1 s; mor: W 2 s, R 1.5 s, C 20 s -> break-even at 12 reads per write (see above)."""
+    from bench.report.confidence import simulate
+    from bench.report.costmodel import Profile
+
+    cow = _samples("cow", [9.9, 10.0, 10.1], [0.99, 1.0, 1.01])
+    mor = _samples("mor", [1.98, 2.0, 2.02], [1.49, 1.5, 1.51], [19.8, 20.0, 20.2])
+    profiles = [Profile("write-heavy", 1, 10, "t"), Profile("read-heavy", 1000, 10, "t")]
+    verdicts, breaks, curves = simulate({"cow": cow, "mor": mor}, profiles, [("cow", "mor")], resamples=500,
+                                        ratios=[1.0, 100.0])
+    assert [v.text() for v in verdicts] == ["mor", "cow"] and all(v.decided for v in verdicts)
+    (pair,) = breaks
+    assert pair.point == pytest.approx(12.0) and pair.crossing_share == 1.0
+    assert 10.0 < pair.ci95[0] <= 12.0 <= pair.ci95[1] < 14.5
+    assert curves["cow"].shape == (500, 2)
+
+
+def test_uncertainty_of_a_single_figure():
+    from bench.uncertainty import describe, half_width
+
+    tight = describe([10.0, 10.1, 9.9, 10.0, 10.05])
+    assert tight["median"] == 10.0 and tight["ci95"][0] <= 10.0 <= tight["ci95"][1] and tight["cv"] < 0.01
+    assert half_width(tight) < 0.01
+    noisy = describe([7.1, 11.9, 16.8])
+    assert noisy["cv"] > 0.10 and noisy["ci95"] == [7.1, 16.8]
+    assert describe([3.0]) | {"ci_method": ""} == {"median": 3.0, "ci95": [3.0, 3.0], "cv": 0.0, "n": 1, "ci_method": ""}

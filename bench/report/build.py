@@ -2,51 +2,25 @@
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import html
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bench.exceptions import BadOption
 from bench.ledger import describe
 from bench.report import charts, claims as claims_mod, load
-from bench.report.costmodel import SEED_PROFILES, Costs, Profile, break_even, cheaper_above, parse_profile, recommend
+from bench.engines import PRIMARY
+from bench.report import confidence, engine_view
+from bench.report.costmodel import (SEED_PROFILES, Costs, Profile, cheaper_above, costs_of, parse_profile,
+                                     recommend)
+from bench.report.html_parts import img as _img, note as _note, table as _table
 from bench.report.summary import human_bytes
 
 CSS = (Path(__file__).with_name("report.css")).read_text()
-
-
-def _img(png: bytes, alt: str, out: Path, name: str) -> str:
-    (out / "charts").mkdir(parents=True, exist_ok=True)
-    (out / "charts" / f"{name}.png").write_bytes(png)
-    return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>'
-
-
-def _table(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, classes="data", border=0, na_rep="–", escape=True)
-
-
-def _note(text: str) -> str:
-    return f'<p class="note">{html.escape(text)}</p>'
-
-
-def costs_of(ops: pd.DataFrame, reads: pd.DataFrame, scenario: str = "payments_hotfix") -> dict[str, Costs]:
-    """W, R, C per configuration from one scenario's update and compaction records."""
-    out: dict[str, Costs] = {}
-    updates = ops[(ops.scenario == scenario) & (ops.operation == "update")]
-    for _, u in updates.iterrows():
-        after = reads[(reads.config_id == u.config_id) & (reads.operation == "update") & (reads.phase == "after")]
-        if after.empty:
-            continue
-        comp = ops[(ops.scenario == scenario) & (ops.operation == "compaction") & (ops.config_id == u.config_id)]
-        post = reads[(reads.config_id == u.config_id) & (reads.phase == "after_compaction")]
-        out[u.config_id] = Costs(u.config_id, float(u.median_s), float(after.median_s.mean()),
-                                 float(comp.median_s.iloc[0]) if not comp.empty else 0.0,
-                                 float(post.median_s.mean()) if not post.empty else None)
-    return out
 
 
 def _samples(run: load.Run, operation: str) -> pd.DataFrame:
@@ -279,38 +253,45 @@ def section_settlements(run: load.Run) -> str:
         "never-updated copy of the same data.")
 
 
-def section_break_even(costs: dict[str, Costs], profiles: list[Profile], out: Path) -> tuple[str, pd.DataFrame]:
+def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.CostSamples], profiles: list[Profile],
+                       out: Path) -> tuple[str, pd.DataFrame]:
     if len(costs) < 1:
         return _note("no configuration with both an update and reads measured"), pd.DataFrame()
     k_default = 10
     ratios = [10 ** (i / 10) for i in range(-20, 61)]
     curves = pd.DataFrame([{"config_id": c.config_id, "reads_per_write": r, "seconds": c.total(r, k_default)}
                            for c in costs.values() for r in ratios])
+    pair_ids = [(f"{f}-cow", f"{f}-{m}") for f in ("iceberg", "hudi", "delta") for m in ("mor", "dv")
+                if f"{f}-cow" in samples and f"{f}-{m}" in samples]
+    verdicts, breaks, sims = confidence.simulate(samples, profiles, pair_ids, k_default, ratios=ratios)
+    bands = pd.DataFrame([{"config_id": c, "reads_per_write": r, "low": lo, "high": hi} for c, arr in sims.items()
+                          for r, lo, hi in zip(ratios, np.percentile(arr, 2.5, axis=0), np.percentile(arr, 97.5, axis=0))])
     pairs, crossings = [], []
-    for family in ("iceberg", "hudi", "delta"):
-        cow = costs.get(f"{family}-cow")
-        for other in (f"{family}-mor", f"{family}-dv"):
-            if cow and other in costs:
-                r = break_even(cow, costs[other], k_default)
-                winner = cheaper_above(cow, costs[other])
-                pairs.append({"pair": f"{cow.config_id} vs {other}",
-                              "break-even reads per write": f"{r:,.1f}" if r else "none",
-                              "cheaper above it": winner if r else f"{min((cow, costs[other]), key=lambda c: c.total(1, k_default)).config_id} at every ratio"})
-                if r:
-                    crossings.append((r, cow.total(r, k_default), f"{cow.config_id} = {other} at {r:,.0f}"))
-    chart = charts.break_even_lines(curves, crossings, [(p.name, p.reads_per_write) for p in profiles])
+    for b in breaks:
+        cow, other = costs[b.pair[0]], costs[b.pair[1]]
+        interval = f"{b.ci95[0]:,.1f} – {b.ci95[1]:,.1f}" if b.ci95 else "–"
+        always = min((cow, other), key=lambda c: c.total(1, k_default)).config_id
+        pairs.append({"pair": f"{b.pair[0]} vs {b.pair[1]}",
+                      "break-even reads per write": f"{b.point:,.1f}" if b.point else "none",
+                      "95% interval": interval, "resamples that cross": f"{b.crossing_share:.0%}",
+                      "cheaper above it": cheaper_above(cow, other) if b.point else f"{always} at every ratio"})
+        if b.point:
+            crossings.append((b.point, cow.total(b.point, k_default), f"{b.pair[0]} = {b.pair[1]} at {b.point:,.0f}"))
+    chart = charts.break_even_lines(curves, crossings, [(p.name, p.reads_per_write) for p in profiles], bands)
     recs = []
-    for p in profiles:
+    for p, v in zip(profiles, verdicts):
         ranked = recommend(list(costs.values()), p)
-        best, runner = ranked[0], ranked[1] if len(ranked) > 1 else None
+        best = ranked[0]
         recs.append({"workload": p.name, "reads per write": f"{p.reads_per_write:,.4g}",
-                     "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": best[0],
-                     "cost per write cycle": f"{best[1]:,.2f} s",
-                     "runner-up": f"{runner[0]} (+{(runner[1] / best[1] - 1):.0%})" if runner else "–",
-                     "source": p.source})
+                     "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": v.text(),
+                     "cheapest in": ", ".join(f"{c} {share:.0%}" for c, share in v.ranked if share > 0),
+                     "cost per write cycle (medians)": f"{best[0]} {best[1]:,.2f} s", "source": p.source})
     inputs = pd.DataFrame([{"configuration": c.config_id, "W update s": f"{c.write_s:.3f}", "R read s": f"{c.read_s:.3f}",
                             "C compaction s": f"{c.compaction_s:.3f}",
-                            "read after compaction s": f"{c.read_after_compaction_s:.3f}" if c.read_after_compaction_s else "–"}
+                            "read after compaction s": f"{c.read_after_compaction_s:.3f}" if c.read_after_compaction_s else "–",
+                            "rounds W / reads R / rounds C": f"{len(samples[c.config_id].write_s)} / "
+                            f"{sum(len(v) for v in samples[c.config_id].read_s.values())} / {len(samples[c.config_id].compaction_s)}"
+                            if c.config_id in samples else "–"}
                            for c in costs.values()])
     formula = ("T(r) = W + r·R + C/k per write cycle; r = reads per write, k = writes per compaction (10 in the chart; "
                "each profile sets its own). W = median hotfix update, R = mean over the dashboard queries of their median "
@@ -319,6 +300,10 @@ def section_break_even(costs: dict[str, Costs], profiles: list[Profile], out: Pa
     html_parts = [_img(chart, "break-even", out, "break_even"), "<h3>Break-even per pair</h3>", _table(pd.DataFrame(pairs)) if pairs else _note("no CoW/MoR pair measured"),
                   "<h3>Recommendation per workload</h3>", _table(pd.DataFrame(recs)), "<h3>Model inputs</h3>", _table(inputs),
                   f'<p class="formula">{html.escape(formula)}</p>',
+                  _note(f"Uncertainty: the rounds behind W, R and C are resampled together ({confidence.RESAMPLES} bootstrap "
+                        "resamples) and T(r), every break-even and every recommendation recomputed; bands in the chart are "
+                        "95% intervals. A configuration is recommended only where it is cheapest in at least "
+                        f"{confidence.DECISIVE:.0%} of the resamples; otherwise the verdict is 'too close to call at this scale'."),
                   _note("Costs come from the payments hotfix (a scattered update). A profile whose updates look "
                         "different (e.g. the dinner peak's tiny batches) is approximated by it; read the ranking, not the seconds.")]
     return "".join(html_parts), pd.DataFrame(recs)
@@ -411,32 +396,35 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
         warnings.warn(f"comparing runs at different scales: {', '.join(r.scale for r in runs)}", stacklevel=2)
     out = Path(out) if out else Path("reports") / run.run_id
     out.mkdir(parents=True, exist_ok=True)
-    ops, reads = load.operations(run), load.reads(run)
+    ops, all_reads = load.operations(run), load.reads(run)
+    reads = all_reads[(all_reads.engine == PRIMARY) & all_reads.unsupported.isna()]  # Spark: the reference engine
     costs = costs_of(ops, reads) if not ops.empty else {}
     over_time, rates = section_over_time(run, out)
-    breakeven, recs = section_break_even(costs, [*SEED_PROFILES, *extra], out) if costs else (_note("nothing to model"), pd.DataFrame())
+    samples = confidence.samples_of(run, reads)
+    breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out) if costs else (_note("nothing to model"), pd.DataFrame())
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run))])
     verdicts = pd.DataFrame()
     if not ops.empty:
         verdicts = pd.DataFrame(_verdicts(run, ops, costs, recs))
-    csv = pd.concat([ops.assign(kind="operation"), reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
+    csv = pd.concat([ops.assign(kind="operation"), all_reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
     csv.to_csv(out / "results.csv", index=False)
     sections = [
         ("summary", "1. Summary", section_summary(runs, run, verdicts)),
         ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out) + section_sweep(run, ops, out))
          if not ops.empty else _note("nothing measured")),
         ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
-        ("time", "4. Over time", over_time),
-        ("breakeven", "5. Break-even and recommendation", breakeven),
-        ("claims", "6. Claims check", _table(claims)),
-        ("raw", "7. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
+        ("engines", "4. Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
+        ("time", "5. Over time", over_time),
+        ("breakeven", "6. Break-even and recommendation", breakeven),
+        ("claims", "7. Claims check", _table(claims)),
+        ("raw", "8. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
                                f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
     ]
     compare = section_compare(runs)
     if compare:
-        sections.append(("compare", "8. Comparing runs", compare))
+        sections.append(("compare", "9. Comparing runs", compare))
     if len(runs) >= 3:
-        sections.append(("trend", "9. Trend over runs", section_trend(runs, out)))
+        sections.append(("trend", "10. Trend over runs", section_trend(runs, out)))
     nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — {html.escape(run.run_id)}</title>"

@@ -68,10 +68,15 @@ def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel:
     return _png(fig)
 
 
-def break_even_lines(curves: pd.DataFrame, crossings: list[tuple[float, float, str]], profiles: list[tuple[str, float]]) -> bytes:
-    """Total cost per write cycle against reads per write (log-log), crossovers and profiles marked."""
+def break_even_lines(curves: pd.DataFrame, crossings: list[tuple[float, float, str]], profiles: list[tuple[str, float]],
+                     bands: pd.DataFrame | None = None) -> bytes:
+    """Total cost per write cycle against reads per write (log-log), each configuration's 95% band (``bands``:
+    config_id, reads_per_write, low, high) shaded, crossovers and profiles marked."""
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
     sns.lineplot(curves, x="reads_per_write", y="seconds", hue="config_id", palette=PALETTE, ax=ax)
+    for config_id, band in (bands.groupby("config_id") if bands is not None else ()):
+        ax.fill_between(band.reads_per_write, band.low, band.high, color=PALETTE.get(config_id, "grey"), alpha=0.18,
+                        linewidth=0)
     ax.set_xscale("log")
     ax.set_yscale("log")
     for x, y, label in crossings:

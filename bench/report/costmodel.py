@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import pandas as pd
+
 from bench.exceptions import BadOption
 
 
@@ -88,3 +90,19 @@ def recommend(costs: list[Costs], profile: Profile) -> list[tuple[str, float]]:
     """Configurations ranked by total cost per write cycle under ``profile`` (cheapest first)."""
     ranked = [(c.config_id, c.total(profile.reads_per_write, profile.writes_per_compaction)) for c in costs]
     return sorted(ranked, key=lambda item: item[1])
+
+
+def costs_of(ops: pd.DataFrame, reads: pd.DataFrame, scenario: str = "payments_hotfix") -> dict[str, Costs]:
+    """W, R, C per configuration from one scenario's update and compaction records."""
+    out: dict[str, Costs] = {}
+    updates = ops[(ops.scenario == scenario) & (ops.operation == "update")]
+    for _, u in updates.iterrows():
+        after = reads[(reads.config_id == u.config_id) & (reads.operation == "update") & (reads.phase == "after")]
+        if after.empty:
+            continue
+        comp = ops[(ops.scenario == scenario) & (ops.operation == "compaction") & (ops.config_id == u.config_id)]
+        post = reads[(reads.config_id == u.config_id) & (reads.phase == "after_compaction")]
+        out[u.config_id] = Costs(u.config_id, float(u.median_s), float(after.median_s.mean()),
+                                 float(comp.median_s.iloc[0]) if not comp.empty else 0.0,
+                                 float(post.median_s.mean()) if not post.empty else None)
+    return out

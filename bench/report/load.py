@@ -117,23 +117,34 @@ def operations(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "median_s", "min_s", "max_s",
-                "n", "answer_ok"]
+READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "engine", "median_s", "min_s",
+                "max_s", "n", "answer_ok", "unsupported", "seconds"]
 
 
 def reads(run: Run) -> pd.DataFrame:
-    """One row per (operation, phase, query): read latencies before/after changes and after compaction."""
+    """One row per (operation, phase, query, engine): read latencies before/after changes and after compaction.
+
+    Runs recorded before the engine dimension existed read on Spark only; an engine that could not read a
+    configuration has a row with its reason in ``unsupported`` and no timing.
+    """
     rows = []
     for b in run.benchmarks:
         x = b.get("extra_info") or {}
         for phase in ("reads_before", "reads_after", "reads_after_compaction"):
             for query, r in (x.get(phase) or {}).items():
-                rows.append({"run_id": run.run_id, "scenario": x.get("scenario"), "operation": x.get("operation"),
-                             "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
-                             "query": query, "mode": r.get("mode"), "median_s": r.get("median"),
-                             "min_s": r.get("min"), "max_s": r.get("max"), "n": r.get("n"),
-                             "answer_ok": r.get("answer_ok")})
+                for engine, e in (r.get("engines") or {"spark": r}).items():
+                    rows.append({"run_id": run.run_id, "scenario": x.get("scenario"), "operation": x.get("operation"),
+                                 "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
+                                 "query": query, "mode": r.get("mode"), "engine": engine, "median_s": e.get("median"),
+                                 "min_s": e.get("min"), "max_s": e.get("max"), "n": e.get("n"),
+                                 "answer_ok": e.get("answer_ok"), "unsupported": e.get("unsupported"),
+                                 "seconds": e.get("seconds")})
     return pd.DataFrame(rows, columns=READ_COLUMNS)
+
+
+def engines(run: Run) -> dict[str, Any]:
+    """The run's engine record (version, settings, support per configuration); Spark alone for older runs."""
+    return run.environment.get("engines") or {"spark": {"status": "available", "version": "spark"}}
 
 
 def outcomes(run: Run) -> pd.DataFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bench.engines import PRIMARY
 from bench.ledger import describe
 from bench.report import load
 
@@ -30,6 +31,7 @@ def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str
 def text_summary(run: load.Run) -> str:
     ops = load.operations(run)
     reads = load.reads(run)
+    reads = reads[(reads.engine == PRIMARY) & reads.unsupported.isna()]
     outcomes = load.outcomes(run)
     lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
     header = f"{'configuration':<13} {'operation':<16} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"

@@ -15,8 +15,8 @@ from bench.report.build import build_report
 from tests.conftest import ARTIFACTS
 from tests.test_e2e import ran_here
 
-SECTIONS = ("1. Summary", "2. Write cost", "3. Read cost", "4. Over time", "5. Break-even and recommendation",
-            "6. Claims check", "7. Raw data")
+SECTIONS = ("1. Summary", "2. Write cost", "3. Read cost", "4. Engines", "5. Over time", "6. Break-even and recommendation",
+            "7. Claims check", "8. Raw data")
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
     with pytest.warns(UserWarning, match="different scales"):
         index = build_report([tiny_run["run_dir"], tmp_path / "other.json"], tmp_path / "out")
     page = index.read_text()
-    assert "different scales" in page and "8. Comparing runs" in page
+    assert "different scales" in page and "9. Comparing runs" in page
 
 
 @pytest.mark.spark
@@ -156,4 +156,4 @@ def test_a_run_with_only_sequence_scenarios_still_builds(tiny_run, tmp_path):
     data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"].get("scenario") == "dinner_peak"]
     (tmp_path / "peak.json").write_text(json.dumps(data))  # a filtered copy made by this test
     page = build_report([tmp_path / "peak.json"], tmp_path / "out").read_text()
-    assert "no reads measured in this run" in page and "4. Over time" in page
+    assert "no reads measured in this run" in page and "5. Over time" in page
