@@ -16,7 +16,7 @@ DEFAULT_SCENARIOS = ("test_payments_hotfix.py", "test_degradation.py")
 # seconds per configuration at `small` on 2 cores, for the up-front estimate: hotfix, degradation (mean over the seven
 # configurations) and dinner peak (Delta and Hudi) as measured; settlements and the sweep not yet measured at `small`
 EXPECTED_SMALL_S = {"test_payments_hotfix.py": 137, "test_degradation.py": 139, "test_dinner_peak.py": 51,
-                    "test_monthly_settlements.py": 120, "test_update_sweep.py": 200}
+                    "test_monthly_settlements.py": 120, "test_update_sweep.py": 200, "test_table_growth.py": 300}
 JVM_START_S = 30  # a family's JVM start and warm-up
 
 
@@ -66,7 +66,10 @@ def _run(args: argparse.Namespace, pytest_args: list[str]) -> int:
             "--spark-master", args.spark_master, "--driver-memory", args.driver_memory,
             "--shuffle-partitions", str(args.shuffle_partitions), "--warehouse", str(args.warehouse),
             "--maven-repo", args.maven_repo, "--results-dir", str(args.results_dir), "--run-id", args.run_id,
-            "--benchmark-columns", "min,median,max,rounds"]
+            "--engines", args.engines, "--target-ci", str(args.target_ci), "--benchmark-columns", "min,median,max,rounds"]
+    for flag, value in (("--min-rounds", args.min_rounds), ("--max-rounds", args.max_rounds)):
+        if value:
+            argv += [flag, str(value)]
     for key, value in args.param:
         argv += ["--param", f"{key}={value}"]
     for key, value in args.spark_conf:

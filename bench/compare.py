@@ -4,7 +4,8 @@ Deterministic metrics (bytes and files written and removed, rows changed, every 
 can read each configuration at all) are the same for the same
 data, seed and versions: every change is reported; changed answers, or bytes/files growing beyond
 ``byte_tolerance``, fail. Timings fail only when the median slowed down by more than ``threshold`` *and* the
-two runs' [min, max] intervals do not overlap (shared CI runners are noisy).
+95% bootstrap intervals of the two medians do not overlap, on at least ``MIN_ROUNDS`` rounds each (shared CI
+runners are noisy; two rounds cannot tell a regression from a busy machine).
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench import uncertainty
 from bench.report.load import Run
+
+MIN_ROUNDS = 3  # fewer rounds than this cannot tell a slowdown from a busy machine
 
 # (label, path into extra_info) of the metrics that must not drift for the same data, seed and versions
 DETERMINISTIC = (
@@ -135,14 +139,22 @@ def compare(baseline: Run, current: Run, threshold: float = 0.25, byte_tolerance
         for key in sorted(set(ba) | set(ca)):
             verdict, note = _answer_verdict(ba.get(key), ca.get(key))
             result.findings.append(Finding(name, f"answer {key}", ba.get(key), ca.get(key), verdict, note))
-        bs, cs = base[name]["stats"], cur[name]["stats"]
-        ratio = cs["median"] / bs["median"] if bs["median"] else 1.0
-        separated = cs["min"] > bs["max"]
-        if ratio - 1 > threshold and separated:
-            verdict, note = "fail", f"{ratio - 1:+.0%} slower; [min,max] intervals do not overlap"
-        elif ratio - 1 > threshold:
-            verdict, note = "changed", f"{ratio - 1:+.0%} slower, within noise (intervals overlap)"
-        else:
-            verdict, note = "ok", f"{ratio - 1:+.0%}"
-        result.findings.append(Finding(name, "median seconds", bs["median"], cs["median"], verdict, note))
+        verdict, note = _timing_verdict(base[name]["stats"], cur[name]["stats"], threshold)
+        result.findings.append(Finding(name, "median seconds", base[name]["stats"]["median"], cur[name]["stats"]["median"],
+                                       verdict, note))
     return result
+
+
+def _timing_verdict(bs: dict, cs: dict, threshold: float) -> tuple[str, str]:
+    """Slower by more than ``threshold`` with the 95% intervals of the two medians apart, on at least MIN_ROUNDS
+    rounds each: fail. Slower but overlapping, or too few rounds to tell: changed (listed, never failed)."""
+    ratio = cs["median"] / bs["median"] if bs["median"] else 1.0
+    if ratio - 1 <= threshold:
+        return "ok", f"{ratio - 1:+.0%}"
+    b, c = (uncertainty.describe(s.get("data") or [s["median"]]) for s in (bs, cs))
+    if min(b["n"], c["n"]) < MIN_ROUNDS:
+        return "changed", f"{ratio - 1:+.0%} slower; too few rounds to decide (n={b['n']} vs {c['n']}, need {MIN_ROUNDS})"
+    interval = f"95% CI [{c['ci95'][0]:.3g}, {c['ci95'][1]:.3g}] vs [{b['ci95'][0]:.3g}, {b['ci95'][1]:.3g}]"
+    if c["ci95"][0] > b["ci95"][1]:
+        return "fail", f"{ratio - 1:+.0%} slower; {interval}: the intervals do not overlap"
+    return "changed", f"{ratio - 1:+.0%} slower, within noise ({interval} overlap)"

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bench import uncertainty
 from bench.anatomy import anatomy
 from bench.engines import PRIMARY
 from bench.exceptions import WrongAnswer
@@ -37,6 +38,34 @@ def measured(fn: Callable[..., Any]) -> Callable[..., Any]:
         with LEDGER.spend(OPERATIONS):
             return fn(*args, **kwargs)
     return run
+
+
+@dataclass(frozen=True)
+class RoundsPlan:
+    """How many rounds an operation gets: at least ``min_rounds``, then more until the 95% interval of its median
+    is within ±``target_ci`` of it, or ``max_rounds`` is reached."""
+
+    min_rounds: int
+    max_rounds: int
+    target_ci: float
+
+
+def adaptive_pedantic(benchmark: Any, target: Callable[..., Any], setup: Callable[[], Any], plan: RoundsPlan) -> dict[str, Any]:
+    """pytest-benchmark's pedantic mode for ``min_rounds``, then an outer loop of further rounds (the same setup,
+    the same timer) appended to the same benchmark's statistics until ``plan`` is met; returns what happened."""
+    benchmark.pedantic(target, setup=setup, rounds=plan.min_rounds, iterations=1)
+    meta = getattr(benchmark, "stats", None)  # None with --benchmark-disable: nothing was timed
+    timer = getattr(benchmark, "_timer", time.perf_counter)
+    while meta is not None and len(meta.stats.data) < plan.max_rounds and \
+            uncertainty.half_width(uncertainty.describe(meta.stats.data)) > plan.target_ci:
+        args, kwargs = setup()
+        start = timer()
+        target(*args, **kwargs)
+        meta.stats.update(timer() - start)
+    data = meta.stats.data if meta is not None else []
+    width = uncertainty.half_width(uncertainty.describe(data)) if data else None
+    return {**vars(plan), "rounds": len(data), "ci_half_width": width,
+            "target_met": width is not None and width <= plan.target_ci}
 
 
 def degradation_rate(latencies: list[float]) -> float:
@@ -79,7 +108,15 @@ def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query
         answer = normalize(result[1])
     if answer != expected:
         raise WrongAnswer(disagreement(engine.version(), fmt.config_id, mode, query.name, answer, expected))
-    return {"seconds": seconds, **summarize(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
+    return {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
+
+
+def _cold_and_warm(seconds: list[float], cold: list[float] | None = None) -> dict[str, Any]:
+    """The first read of a query on a table state is cold (metadata and footers not cached yet) and is kept apart;
+    the figures (``seconds``, median, ...) are the warm repeats, or the one read where there is no repeat."""
+    if cold is None:
+        cold, seconds = seconds[:1], (seconds[1:] or seconds)
+    return {"seconds": seconds, **summarize(seconds), "cold_s": cold}
 
 
 def pool_reads(per_round: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
@@ -89,15 +126,17 @@ def pool_reads(per_round: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str
         for name, r in reads.items():
             entry = pooled.setdefault(name, {"mode": r["mode"], "engines": {}})
             for engine, e in r["engines"].items():
-                into = entry["engines"].setdefault(engine, {k: v for k, v in e.items() if k != "seconds"} | {"seconds": []})
+                into = entry["engines"].setdefault(engine, {k: v for k, v in e.items() if k not in ("seconds", "cold_s")}
+                                                   | {"seconds": [], "cold_s": []})
                 if "unsupported" in e:
                     entry["engines"][engine] = dict(e)
                 elif "seconds" in into:
                     into["seconds"] += e["seconds"]
+                    into["cold_s"] += e.get("cold_s", [])
     for entry in pooled.values():
         for e in entry["engines"].values():
             if "seconds" in e:
-                e.update(summarize(e["seconds"]))
+                e.update(_cold_and_warm(e["seconds"], e["cold_s"]))
         entry.update(next(iter(entry["engines"].values())))  # the reference engine's figures at the top level
     return pooled
 

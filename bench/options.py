@@ -26,6 +26,16 @@ def parse_positive_int(text: str) -> int:
     return value
 
 
+def parse_fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (0.10 = ±10%), got {value}")
+    return value
+
+
 def parse_key_value(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -89,6 +99,13 @@ def add_options(addoption: Callable[..., object]) -> None:
                    "packages are missing is skipped with its reason. Default: %(default)r")
     addoption("--param", metavar="NAME=VALUE", action="append", type=parse_scale_param, default=[],
               help="override one scale parameter (repeatable), e.g. --param hotfix_rows=50")
+    addoption("--min-rounds", metavar="N", type=parse_positive_int, default=None,
+              help="rounds of each update and compaction at least (default: the scale's rounds)")
+    addoption("--max-rounds", metavar="N", type=parse_positive_int, default=None,
+              help="rounds at most: more rounds run until the median's 95%% interval is within --target-ci "
+                   "(default: the scale's max_rounds)")
+    addoption("--target-ci", metavar="F", type=parse_fraction, default=0.10,
+              help="stop adding rounds once the median's 95%% interval is within ±F of it. Default: %(default)r")
     addoption("--seed", metavar="INT", type=int, default=42, help="data generator seed. Default: %(default)r")
     addoption("--spark-master", metavar="URL", type=parse_master, default="local[*]",
               help="Spark master: local[*], local[N], spark://host:port, yarn, k8s://…. Default: %(default)r")

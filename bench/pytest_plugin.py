@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bench import ledger
+from bench import ledger, uncertainty
 from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
 from bench.measure import run_reads
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 SESSION_KEY = pytest.StashKey[BenchSession]()
 OUTCOMES_KEY = pytest.StashKey[dict]()
+NOISY_KEY = pytest.StashKey[list]()  # benchmarks whose rounds vary by more than uncertainty.CV_FLAG
 PLAN_KEY = pytest.StashKey[dict]()  # scenario tests collected / finished, for the time-left estimate
 
 
@@ -138,6 +139,13 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
 def pytest_benchmark_update_json(config: pytest.Config, benchmarks: list, output_json: dict) -> None:
     """Make the JSON self-contained: the environment and every outcome (skips included) travel with it."""
     session = config.stash[SESSION_KEY]
+    noisy = []
+    for b in output_json.get("benchmarks", []):  # every timed figure carries its uncertainty (bench/uncertainty.py)
+        figure = uncertainty.describe(b["stats"].get("data") or [b["stats"]["median"]])
+        b.setdefault("extra_info", {})["uncertainty"] = figure
+        if figure["cv"] > uncertainty.CV_FLAG:
+            noisy.append(f"{b['name']} (CV {figure['cv']:.0%}, n={figure['n']})")
+    config.stash[NOISY_KEY] = noisy
     output_json["cowmor"] = {"environment": session.environment(),
                              "outcomes": list(config.stash[OUTCOMES_KEY].values()),
                              "time_breakdown": ledger.LEDGER.breakdown()}
@@ -161,6 +169,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     bench = config.stash[SESSION_KEY]
     for family, reason in skipped_families(outcomes.values()).items():
         terminalreporter.write_line(f"cowmor: {family} skipped: {reason}", yellow=True)
+    noisy = config.stash.get(NOISY_KEY, [])
+    if noisy:
+        terminalreporter.write_line(f"cowmor: noisy (coefficient of variation over {uncertainty.CV_FLAG:.0%}): "
+                                    + "; ".join(noisy), yellow=True)
     for name, reason in bench.skipped_engines().items():
         terminalreporter.write_line(f"cowmor: engine {name} skipped: {reason}", yellow=True)
     for name, engine in bench.engines_record().items():

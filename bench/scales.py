@@ -18,7 +18,7 @@ class Scale:
     files_per_day: int
     rows_per_file: int
     hotfix_rows: int
-    # measurement
+    # measurement: ``rounds`` of each operation at least, more (up to ``max_rounds``) until its median is known to ±10%
     rounds: int
     read_repeats: int
     # the same target file size for every format (bytes)
@@ -38,6 +38,9 @@ class Scale:
     # rounds of each update-sweep point, and how many of its six points run (the files-vs-rows pivot first)
     sweep_rounds: int = 3
     sweep_points: int = 6
+    # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
+    growth_steps: int = 4
+    max_rounds: int = 6
     # 1: pay each family's JVM warm-up before measuring; 0 at `tiny`, whose timings are not results (CI checks answers)
     warm_up: int = 1
 
@@ -59,7 +62,7 @@ PRESETS: dict[str, Scale] = {
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
                   peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=6,
-                  sweep_rounds=1, sweep_points=3, warm_up=0),
+                  sweep_rounds=1, sweep_points=3, growth_steps=2, max_rounds=2, warm_up=0),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,

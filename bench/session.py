@@ -22,6 +22,7 @@ from bench.engines.spark import SparkEngine
 from bench.exceptions import BadOption, MissingArtifact
 from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.ledger import DATA, JVM, LEDGER, RESET, SETUP, WARM_UP
+from bench.measure import RoundsPlan
 from bench.options import check_master_reachable, scale_overrides
 from bench.scales import Scale, get_scale
 from bench.spark import SparkApps, SparkOptions, java_version
@@ -54,6 +55,7 @@ class BenchSession:
     jars_dir: Path | None = None
     maven_repo: str = artifacts.MAVEN_CENTRAL
     engine_names: list[str] = field(default_factory=lambda: [PRIMARY])
+    rounds_plan: RoundsPlan | None = None
     apps: SparkApps = field(init=False)
     _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
     _warm: set[str] = field(default_factory=set)
@@ -63,6 +65,8 @@ class BenchSession:
 
     def __post_init__(self) -> None:
         self.apps = SparkApps(self.spark_options)
+        if self.rounds_plan is None:
+            self.rounds_plan = RoundsPlan(self.scale.rounds, max(self.scale.rounds, self.scale.max_rounds), 0.10)
 
     @classmethod
     def from_options(cls, ns: Any) -> BenchSession:
@@ -77,10 +81,14 @@ class BenchSession:
         if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
             raise BadOption(f"--jars-dir {ns.jars_dir} is not a directory")
         spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
+        low = ns.min_rounds or scale.rounds
+        high = ns.max_rounds or max(low, scale.max_rounds)
+        if high < low:
+            raise BadOption(f"--max-rounds {high} is below --min-rounds {low}")
         return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
                    workspace=Workspace(str(ns.warehouse)), results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
-                   engine_names=select_engines(ns.engines))
+                   engine_names=select_engines(ns.engines), rounds_plan=RoundsPlan(low, high, ns.target_ci))
 
     # --- where things go -----------------------------------------------------------------
     @property
@@ -214,8 +222,9 @@ class BenchSession:
         return Files.of(self.workspace.bases_dir) / fmt.config_id / (f"{name}@{label}" if label else name)
 
     def warm_up(self, spark: SparkSession, fmt: TableFormat) -> None:
-        """Pay the JVM's first-create/first-merge cost (5-8 s) outside any measurement."""
-        if fmt.family in self._warm or not self.scale.warm_up:
+        """Pay the JVM's first-create/first-merge cost (5-8 s) and each configuration's own first write and read
+        paths (deletion vectors, delete files, logs) outside any measurement: once per configuration."""
+        if fmt.config_id in self._warm or not self.scale.warm_up:
             return
         with LEDGER.spend(WARM_UP):
             data = generate_payments(self.workspace.data_dir, 2, 1, 200, self.seed, progress=None)
@@ -223,7 +232,7 @@ class BenchSession:
             spark.createDataFrame([(data.hotfix_keys(3)[0],)], "txn_id bigint").createOrReplaceTempView("warmup_keys")
             fmt.update(spark, table, "warmup_keys", {"status": "'WARM'"})
             spark.sql(f"SELECT status, count(*) FROM {fmt.relation(spark, table)} GROUP BY status").collect()
-        self._warm.add(fmt.family)
+        self._warm.add(fmt.config_id)
 
     # --- the record ----------------------------------------------------------------------
     def environment(self) -> dict[str, Any]:
@@ -251,7 +260,7 @@ class BenchSession:
         return {
             "run_id": self.run_id,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "scale": self.scale.as_dict(), "seed": self.seed,
+            "scale": self.scale.as_dict(), "seed": self.seed, "rounds_plan": vars(self.rounds_plan),
             "python": platform.python_version(), "java": self.java, "jvm": self.apps.versions() or None,
             "packages": versions, "formats": formats, "configs": configs, "engines": self.engines_record(),
             "spark": {"master": self.spark_options.master, "conf": self.spark_options.base_conf("<family>")},

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bench.datagen import HOTFIX_STATUS
-from bench.measure import Rounds, measured, pool_reads
+from bench.measure import Rounds, adaptive_pedantic, measured, pool_reads
 from bench.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -53,7 +53,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
 
     def setup():
         rounds.close()
-        progress(f"{config_id}: round {rounds.number}/{scale.rounds}: restore the base table, dashboards before")
+        progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table, dashboards before")
         table = lab.session.base_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
@@ -65,7 +65,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
     def update(table):
         lab.fmt.update(lab.spark, table, keys_view, ASSIGNMENT)
 
-    benchmark.pedantic(update, setup=setup, rounds=scale.rounds, iterations=1)
+    plan = adaptive_pedantic(benchmark, update, setup, lab.session.rounds_plan)
     rounds.close()
     table = state["table"]
     progress(f"{config_id}: verify and read after the update")
@@ -81,7 +81,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         "rows_targeted": len(hotfix["keys"]), "rows_changed_reported": reported, **verified,
         "base": payments.describe(), "live_files_before": state["live_before"],
         "live_files_after": lab.fmt.live_files(lab.spark, table),
-        "rounds": rounds.records, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
+        "rounds": rounds.records, "rounds_plan": plan, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
                                                     "write_amplification_metadata", "logical_bytes",
                                                     "table_bytes_on_disk", "data_file_anatomy")},
         "reads_before": pool_reads([r["reads_before"] for r in rounds.records]), "reads_after": reads_after,
@@ -98,14 +98,15 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
 
     def setup():
         rounds.close()
-        progress(f"{config_id}: round {rounds.number}/{scale.rounds}: restore the updated table (update untimed, once)")
+        progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the updated table (update untimed, once)")
         table = lab.session.base_table(lab.spark, lab.fmt, TABLE, payments, prepare=(
             "hotfix", lambda t: lab.fmt.update(lab.spark, t, keys_view, ASSIGNMENT)))
         state["table"], state["live_before"] = table, lab.fmt.live_files(lab.spark, table)
         rounds.start(lab.fmt, table)
         return (table,), {}
 
-    benchmark.pedantic(measured(lambda table: lab.fmt.compact(lab.spark, table)), setup=setup, rounds=scale.rounds, iterations=1)
+    plan = adaptive_pedantic(benchmark, measured(lambda table: lab.fmt.compact(lab.spark, table)), setup,
+                             lab.session.rounds_plan)
     rounds.close()
     table = state["table"]
     verified = verify_hotfix(lab, table, hotfix, payments)
@@ -117,7 +118,7 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
         "scenario": "payments_hotfix", "operation": "compaction", "config_id": config_id,
         "family": lab.fmt.family, "mode": lab.fmt.mode, "scale": scale.name, "seed": lab.session.seed,
         **verified, "live_files_before": state["live_before"], "live_files_after": live_after,
-        "rounds": rounds.records, "filesystem": last["filesystem"], "metadata": last["metadata"],
+        "rounds": rounds.records, "rounds_plan": plan, "filesystem": last["filesystem"], "metadata": last["metadata"],
         "table_bytes_on_disk": last["table_bytes_on_disk"],
         "reads_after_compaction": reads_after, "answers_verified": True,
         "settings": [vars(s) for s in lab.fmt.settings()],

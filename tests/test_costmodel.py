@@ -94,3 +94,24 @@ def test_uncertainty_of_a_single_figure():
     noisy = describe([7.1, 11.9, 16.8])
     assert noisy["cv"] > 0.10 and noisy["ci95"] == [7.1, 16.8]
     assert describe([3.0]) | {"ci_method": ""} == {"median": 3.0, "ci95": [3.0, 3.0], "cv": 0.0, "n": 1, "ci_method": ""}
+
+
+def test_claims_are_decided_on_intervals():
+    """The 10:1 copy-on-write claim: clearly cheaper -> holds; overlapping -> inconclusive, with intervals printed."""
+    import pandas as pd
+
+    from bench.report import claims, confidence
+
+    def claim(cow_write, mor_write):
+        samples = {"iceberg-cow": _samples("iceberg-cow", cow_write, [1.0, 1.01, 0.99]),
+                   "iceberg-mor": _samples("iceberg-mor", mor_write, [1.2, 1.21, 1.19])}
+        costs = {c: s.point() for c, s in samples.items()}
+        return claims.check(pd.DataFrame(), costs, {}, None, samples)[0]
+
+    clear = claim([1.0, 1.1, 0.9], [8.0, 8.2, 7.9])  # CoW 1 + 10 = 11 s vs MoR 8 + 12 = 20 s
+    assert clear.verdict == claims.HOLDS and "[" in clear.measured and "100% of resamples" in clear.measured
+    close = claim([5.0, 7.1, 11.9, 16.8], [4.0, 9.0, 13.0, 15.5])  # the rounds overlap: no decision
+    assert close.verdict == claims.INCONCLUSIVE
+    wrong = claim([30.0, 31.0, 29.0], [2.0, 2.1, 1.9])
+    assert wrong.verdict == claims.FAILS
+    assert confidence.DECISIVE == 0.9

@@ -383,3 +383,28 @@ def test_the_second_engine_reads_every_configuration_and_records_its_limits(tiny
         for step in _infos(tiny_run, "dinner_peak")["hudi-mor"]["series"]:
             ro = step["read_optimized"]["engines"]
             assert ro["duckdb"]["rows_not_yet_visible"] == ro["spark"]["rows_not_yet_visible"]
+
+
+def test_table_growth_keeps_the_update_and_grows_the_table(tiny_run):
+    infos = _infos(tiny_run, "table_growth")
+    assert len(infos) == len(ran_here(tiny_run)) * 2  # tiny: 1 and 2 files per day
+    for key, x in infos.items():
+        assert x["rows_changed_verified"] == x["rows_targeted"] == TINY_HOTFIX, key
+    for config_id in ran_here(tiny_run):
+        small, large = infos[f"{config_id}:12files"], infos[f"{config_id}:24files"]
+        assert large["rows_total"] == 2 * small["rows_total"]
+        for x in (small, large):  # copy-on-write rewrites the files the rows sit in; merge-on-read none of them
+            removed = x["metadata"]["data_files_removed"]
+            if CONFIGS[config_id].merges_on_read:
+                assert removed == 0, (config_id, x["param"])
+            else:
+                assert 0 < removed <= x["files_touched"], (config_id, x["param"], removed, x["files_touched"])
+
+
+@pytest.mark.spark
+def test_every_benchmark_carries_its_uncertainty(tiny_run):
+    for b in tiny_run["json"]["benchmarks"]:
+        u = b["extra_info"]["uncertainty"]
+        assert u["n"] == b["stats"]["rounds"] and u["ci95"][0] <= u["median"] <= u["ci95"][1] and u["cv"] >= 0
+    plan = _update(tiny_run, "iceberg-cow")["rounds_plan"]
+    assert plan["min_rounds"] == plan["max_rounds"] == plan["rounds"] == 2 and plan["target_ci"] == 0.10

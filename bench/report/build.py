@@ -13,8 +13,9 @@ import pandas as pd
 from bench.exceptions import BadOption
 from bench.ledger import describe
 from bench.report import charts, claims as claims_mod, load
+from bench import uncertainty
 from bench.engines import PRIMARY
-from bench.report import confidence, engine_view
+from bench.report import confidence, engine_view, growth
 from bench.report.costmodel import (SEED_PROFILES, Costs, Profile, cheaper_above, costs_of, parse_profile,
                                      recommend)
 from bench.report.html_parts import img as _img, note as _note, table as _table
@@ -96,8 +97,8 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     files["meta_bytes_removed"] = files.meta_bytes_removed.map(human_bytes)
     files["fs_bytes_removed"] = files.fs_bytes_removed.map(human_bytes)
     files["write_amplification"] = files.write_amplification.map(lambda v: f"{v:,.0f}x" if pd.notna(v) else "–")
-    files["median_s"] = files.median_s.map(lambda v: f"{v:.2f}")
-    files.columns = ["configuration", "median s", "written (fs)", "+data files", "+delete files/DVs/logs",
+    files["median_s"] = [_with_interval(r) for r in upd.itertuples()]
+    files.columns = ["configuration", "median s [95% CI] · CV", "written (fs)", "+data files", "+delete files/DVs/logs",
                      "-data files (meta)", "+delete files (meta)", "written (meta)", "removed (meta)", "removed (fs)",
                      "write amplification", "rows changed (format)", "rows changed (verified)"]
     parts.append(_table(files))
@@ -112,6 +113,16 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
                        "snapshot expiry / VACUUM / cleaning, so 'removed (fs)' is 0 where metadata removes files. "
                        "Write amplification = bytes written ÷ (rows changed × average bytes per row of the base data)."))
     return "".join(parts)
+
+
+def _with_interval(op) -> str:
+    """``median [low, high] · CV``, flagged where the rounds vary by more than uncertainty.CV_FLAG."""
+    text = f"{op.median_s:.2f}"
+    if pd.notna(getattr(op, "ci_low_s", None)):
+        text += f" [{op.ci_low_s:.2f}, {op.ci_high_s:.2f}] · {op.cv:.0%}"
+        if op.cv > uncertainty.CV_FLAG:
+            text += " (noisy)"
+    return text + f" (n={int(op.rounds)})" if pd.notna(op.rounds) else text
 
 
 def written_parts(upd: pd.DataFrame) -> pd.DataFrame:
@@ -402,7 +413,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     over_time, rates = section_over_time(run, out)
     samples = confidence.samples_of(run, reads)
     breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out) if costs else (_note("nothing to model"), pd.DataFrame())
-    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run))])
+    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples)])
     verdicts = pd.DataFrame()
     if not ops.empty:
         verdicts = pd.DataFrame(_verdicts(run, ops, costs, recs))
@@ -410,7 +421,8 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     csv.to_csv(out / "results.csv", index=False)
     sections = [
         ("summary", "1. Summary", section_summary(runs, run, verdicts)),
-        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out) + section_sweep(run, ops, out))
+        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out) + section_sweep(run, ops, out)
+                              + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),
         ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "4. Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bench.report import confidence
 from bench.report.costmodel import Costs
 
 SEED = "cowmor seed workloads (Razorpay payments hotfix / settlements, Swiggy dinner peak)"
@@ -13,6 +14,7 @@ LHBENCH = "Jain et al., 'Analyzing and Comparing Lakehouse Storage Systems', CID
 LSTBENCH = "Camacho-Rodríguez et al., 'LST-Bench', SIGMOD 2024"
 
 HOLDS, FAILS, UNMEASURABLE = "holds", "does not hold", "not measurable at this scale"
+INCONCLUSIVE = "inconclusive at this scale"
 
 
 @dataclass(frozen=True)
@@ -64,20 +66,50 @@ def _read_optimized_claim(staleness: dict[str, dict[str, int]] | None) -> Claim:
     return Claim(text, source, measured, HOLDS if holds else FAILS)
 
 
+def _decide(share: float) -> str:
+    """A share of resamples in which the claim held -> its verdict (decided only beyond confidence.DECISIVE)."""
+    return HOLDS if share >= confidence.DECISIVE else FAILS if share <= 1 - confidence.DECISIVE else INCONCLUSIVE
+
+
+def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]]) -> Claim:
+    text = "Choose copy-on-write when reads outnumber writes ~10:1"
+    pairs = [(cow, mor) for cow, mor in _pairs(costs) if draws and cow.config_id in draws[0] and mor.config_id in draws[0]]
+    if not pairs:
+        return Claim(text, SEED, "no CoW/MoR pair measured", UNMEASURABLE)
+    parts, verdicts = [], []
+    for cow, mor in pairs:
+        a = [d[cow.config_id].total(10, 10) for d in draws]
+        b = [d[mor.config_id].total(10, 10) for d in draws]
+        share = sum(x <= y for x, y in zip(a, b)) / len(draws)
+        (alo, ahi), (blo, bhi) = confidence.interval(a), confidence.interval(b)
+        parts.append(f"{cow.config_id} {cow.total(10, 10):.2f}s [{alo:.2f}, {ahi:.2f}] vs {mor.config_id} "
+                     f"{mor.total(10, 10):.2f}s [{blo:.2f}, {bhi:.2f}] at 10 reads/write: CoW cheaper in {share:.0%} of resamples")
+        verdicts.append(_decide(share))
+    # a general claim: one pair where MoR is clearly cheaper at 10:1 is enough to say it does not hold
+    verdict = HOLDS if all(v == HOLDS for v in verdicts) else FAILS if FAILS in verdicts else INCONCLUSIVE
+    return Claim(text, SEED, "; ".join(parts), verdict)
+
+
+def _hudi_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]]) -> Claim:
+    text = "Hudi MoR merges ~1.3x faster than CoW; post-merge queries ~3.2x slower"
+    if not {"hudi-cow", "hudi-mor"} <= set(costs) or not draws or not {"hudi-cow", "hudi-mor"} <= set(draws[0]):
+        return Claim(text, LHBENCH, "hudi-cow/hudi-mor not measured in this run (see skipped configurations)", UNMEASURABLE)
+    cow, mor = costs["hudi-cow"], costs["hudi-mor"]
+    merge = [d["hudi-cow"].write_s / d["hudi-mor"].write_s for d in draws]
+    query = [d["hudi-mor"].read_s / d["hudi-cow"].read_s for d in draws]
+    share = sum(m > 1 and q > 1 for m, q in zip(merge, query)) / len(draws)
+    (mlo, mhi), (qlo, qhi) = confidence.interval(merge), confidence.interval(query)
+    return Claim(text, LHBENCH, f"MoR merge {cow.write_s / mor.write_s:.2f}x faster [{mlo:.2f}, {mhi:.2f}], queries "
+                                f"{mor.read_s / cow.read_s:.2f}x slower [{qlo:.2f}, {qhi:.2f}] (95% intervals); both held in "
+                                f"{share:.0%} of resamples", _decide(share))
+
+
 def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, float],
-          staleness: dict[str, float] | None = None) -> list[Claim]:
-    claims = []
-    pairs = _pairs(costs)
-    if pairs:
-        parts, ok = [], True
-        for cow, mor in pairs:
-            cow_cost, mor_cost = cow.total(10, 10), mor.total(10, 10)
-            parts.append(f"{cow.config_id} {cow_cost:.2f}s vs {mor.config_id} {mor_cost:.2f}s at 10 reads/write")
-            ok &= cow_cost <= mor_cost
-        claims.append(Claim("Choose copy-on-write when reads outnumber writes ~10:1", SEED, "; ".join(parts),
-                            HOLDS if ok else FAILS))
-    else:
-        claims.append(Claim("Choose copy-on-write when reads outnumber writes ~10:1", SEED, "no CoW/MoR pair measured", UNMEASURABLE))
+          staleness: dict[str, float] | None = None, samples: dict[str, confidence.CostSamples] | None = None) -> list[Claim]:
+    """Every claim with its verdict; timing claims are decided on resampled rounds (holds / does not hold only
+    when at least ``confidence.DECISIVE`` of the resamples agree, else inconclusive at this scale)."""
+    draws = confidence.resampled(samples) if samples else []
+    claims = [_cow_at_ten_claim(costs, draws)]
 
     updates = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")].set_index("config_id") if not ops.empty else pd.DataFrame()
     ratios = []
@@ -105,14 +137,6 @@ def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, flo
                             "degradation scenario not in these runs", UNMEASURABLE))
 
     claims.append(_dv_claim(updates))
-    if {"hudi-cow", "hudi-mor"} <= set(costs):
-        cow, mor = costs["hudi-cow"], costs["hudi-mor"]
-        merge, query = cow.write_s / mor.write_s, mor.read_s / cow.read_s
-        claims.append(Claim("Hudi MoR merges ~1.3x faster than CoW; post-merge queries ~3.2x slower", LHBENCH,
-                            f"MoR merge {merge:.2f}x faster, queries {query:.2f}x slower",
-                            HOLDS if merge > 1 and query > 1 else FAILS))
-    else:
-        claims.append(Claim("Hudi MoR merges ~1.3x faster than CoW; post-merge queries ~3.2x slower", LHBENCH,
-                            "hudi-cow/hudi-mor not measured in this run (see skipped configurations)", UNMEASURABLE))
+    claims.append(_hudi_claim(costs, draws))
     claims.append(_read_optimized_claim(staleness))
     return claims

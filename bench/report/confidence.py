@@ -72,18 +72,26 @@ class PairBreakEven:
     crossing_share: float  # share of resamples in which the two cross at a positive ratio
 
 
+def resampled(samples: dict[str, CostSamples], resamples: int = RESAMPLES, seed: int = 0) -> list[dict[str, Costs]]:
+    """``resamples`` draws of every configuration's W, R and C from its own rounds (same seed, same draws)."""
+    rng = np.random.default_rng(seed)
+    return [{c: s.resample(rng) for c, s in samples.items()} for _ in range(resamples)]
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    return float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))
+
+
 def simulate(samples: dict[str, CostSamples], profiles: list[Profile], pairs: list[tuple[str, str]],
              writes_per_compaction: float = 10.0, resamples: int = RESAMPLES, seed: int = 0,
              ratios: list[float] | None = None) -> tuple[list[Verdict], list[PairBreakEven], dict[str, np.ndarray]]:
     """Verdict per profile, break-even per pair, and each configuration's T(r) over ``ratios`` per resample
     (an array resamples x ratios, for the chart's bands)."""
-    rng = np.random.default_rng(seed)
     wins = {p.name: dict.fromkeys(samples, 0) for p in profiles}
     crossings: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     ratios = ratios or []
     curves = {c: np.zeros((resamples, len(ratios))) for c in samples}
-    for i in range(resamples):
-        costs = {c: s.resample(rng) for c, s in samples.items()}
+    for i, costs in enumerate(resampled(samples, resamples, seed)):
         for p in profiles:
             best = min(costs.values(), key=lambda c: c.total(p.reads_per_write, p.writes_per_compaction))
             wins[p.name][best.config_id] += 1
@@ -98,7 +106,7 @@ def simulate(samples: dict[str, CostSamples], profiles: list[Profile], pairs: li
     breaks = []
     for a, b in pairs:
         found = crossings[(a, b)]
-        ci = (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if found else None
+        ci = interval(found) if found else None
         breaks.append(PairBreakEven((a, b), break_even(points[a], points[b], writes_per_compaction), ci,
                                     len(found) / resamples))
     return verdicts, breaks, curves

@@ -93,6 +93,8 @@ def operations(run: Run) -> pd.DataFrame:
             "mode": x.get("mode"), "param": x.get("param"), "name": b.get("name"),
             "median_s": stats.get("median"), "min_s": stats.get("min"), "max_s": stats.get("max"),
             "iqr_s": stats.get("iqr"), "stddev_s": stats.get("stddev"), "rounds": stats.get("rounds"),
+            "ci_low_s": (_get(x, "uncertainty", "ci95") or [None, None])[0],
+            "ci_high_s": (_get(x, "uncertainty", "ci95") or [None, None])[1], "cv": _get(x, "uncertainty", "cv"),
             "fs_bytes_added": fs.get("bytes_added"), "fs_files_added": fs.get("files_added"),
             "fs_bytes_removed": fs.get("bytes_removed"), "fs_files_removed": fs.get("files_removed"),
             "fs_data_bytes_added": _get(fs, "data", "bytes_added"), "fs_data_files_added": _get(fs, "data", "files_added"),

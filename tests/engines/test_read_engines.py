@@ -57,11 +57,12 @@ def test_every_engine_reads_and_is_recorded():
     spark, second = Scripted("spark", RIGHT), Scripted("duckdb", list(reversed(RIGHT)))
     out = run_reads([spark, second], FMT, TABLE, [QUERY], {QUERY.name: RIGHT}, repeats=2)
     record = out[QUERY.name]
-    assert record["n"] == 2 and record["answer_ok"] and record["version"] == "spark 0.0"
-    assert set(record["engines"]) == {"spark", "duckdb"} and record["engines"]["duckdb"]["n"] == 2
+    assert record["n"] == 1 and record["cold_s"] and record["answer_ok"] and record["version"] == "spark 0.0"  # 1 cold + 1 warm
+    assert set(record["engines"]) == {"spark", "duckdb"} and record["engines"]["duckdb"]["n"] == 1
     assert second.support() == {"iceberg-mor": {"snapshot": "reads"}}
     pooled = pool_reads([out, out])
-    assert pooled[QUERY.name]["n"] == 4 and pooled[QUERY.name]["engines"]["duckdb"]["n"] == 4
+    assert pooled[QUERY.name]["n"] == 2 and len(pooled[QUERY.name]["cold_s"]) == 2  # warm and cold kept apart
+    assert pooled[QUERY.name]["engines"]["duckdb"]["n"] == 2
 
 
 def test_a_wrong_answer_from_the_second_engine_fails_with_engine_configuration_query_and_rows():

@@ -64,6 +64,12 @@ def test_every_section_and_chart(report, tiny_run):
     for chart in ("series_dinner_peak", "series_degradation", "update_sweep", "break_even", "update_latency"):
         assert (report.parent / "charts" / f"{chart}.png").stat().st_size > 5000
     assert "Monthly settlements: few writes, many reads" in page and "Where merge-on-read starts to win" in page
+    engines = page.split('<section id="engines">')[1].split("</section>")[0]
+    assert "Who reads what" in engines and "snapshot: reads" in engines and "unsupported" not in engines
+    if tiny_run["json"]["cowmor"]["environment"]["engines"].get("duckdb", {}).get("status") == "available":
+        assert (report.parent / "charts" / "read_latency_engines.png").stat().st_size > 5000
+        assert "Break-even and recommendation per engine" in engines
+    assert "95% interval" in page and "cheapest in" in page  # the recommendation carries its confidence
     assert (report.parent / "results.csv").stat().st_size > 0
 
 
@@ -89,7 +95,7 @@ def test_page_renders_in_chromium(report):
             "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().height])")
         assert sizes and all(done and width > 0 and height > 0 for done, width, height in sizes)
         sections = driver.execute_script("return Array.from(document.querySelectorAll('section h2')).map(h => h.textContent)")
-        assert list(sections[:7]) == list(SECTIONS)
+        assert list(sections[:len(SECTIONS)]) == list(SECTIONS)
         severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert not severe, severe
         height = driver.execute_script("return document.body.scrollHeight")
