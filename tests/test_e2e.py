@@ -387,11 +387,11 @@ def test_the_second_engine_reads_every_configuration_and_records_its_limits(tiny
 
 def test_table_growth_keeps_the_update_and_grows_the_table(tiny_run):
     infos = _infos(tiny_run, "table_growth")
-    assert len(infos) == len(ran_here(tiny_run)) * 2  # tiny: 1 and 2 files per day
+    assert len(infos) == len(ran_here(tiny_run)) * 2  # tiny: 3 (the payments table) and 6 files per day
     for key, x in infos.items():
         assert x["rows_changed_verified"] == x["rows_targeted"] == TINY_HOTFIX, key
     for config_id in ran_here(tiny_run):
-        small, large = infos[f"{config_id}:12files"], infos[f"{config_id}:24files"]
+        small, large = infos[f"{config_id}:36files"], infos[f"{config_id}:72files"]
         assert large["rows_total"] == 2 * small["rows_total"]
         for x in (small, large):  # copy-on-write rewrites the files the rows sit in; merge-on-read none of them
             removed = x["metadata"]["data_files_removed"]
@@ -408,3 +408,16 @@ def test_every_benchmark_carries_its_uncertainty(tiny_run):
         assert u["n"] == b["stats"]["rounds"] and u["ci95"][0] <= u["median"] <= u["ci95"][1] and u["cv"] >= 0
     plan = _update(tiny_run, "iceberg-cow")["rounds_plan"]
     assert plan["min_rounds"] == plan["max_rounds"] == plan["rounds"] == 2 and plan["target_ci"] == 0.10
+
+
+def test_late_arrivals_measure_every_strategy(tiny_run):
+    infos = _infos(tiny_run, "late_arrivals")
+    assert set(infos) == ran_here(tiny_run)
+    for config_id, x in infos.items():
+        strategies = x["strategies"]
+        plain = strategies["upsert"]
+        assert plain["rows_late"] == 8 and plain["seconds"] > 0 and plain["source"].startswith("https://")
+        # Hudi's ordering field keeps the newer version; elsewhere the last writer wins and every late row goes back
+        expected_back = 0 if CONFIGS[config_id].family == "hudi" else plain["rows_late"]
+        assert plain["rows_back_in_time"] == expected_back, config_id
+        assert strategies["guarded_merge"]["rows_back_in_time"] == 0, config_id  # the guard keeps every row current

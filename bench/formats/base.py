@@ -128,6 +128,10 @@ class TableFormat(abc.ABC):
     def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
         """Delete the rows whose key is in ``keys_view``."""
 
+    def upsert_if_newer(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
+        """Upsert that keeps a stored row whose ``ordering`` column is newer than the incoming one (late data)."""
+        raise NotSupported(f"{self.config_id} has no event-time-guarded MERGE here")
+
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """Fold pending deletes / logs into base files. Copy-on-write has nothing to fold."""
         raise NotSupported(f"{self.config_id} writes no delete files or logs, so there is nothing to compact")
@@ -188,3 +192,8 @@ class SqlMergeVerbs:
 
     def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
         self._merge(spark, table, keys_view, "WHEN MATCHED THEN DELETE")
+
+    def upsert_if_newer(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
+        """The documented guard against late data: update only where the incoming row is newer."""
+        self._merge(spark, table, rows_view, f"WHEN MATCHED AND s.{table.ordering} > t.{table.ordering} THEN UPDATE SET * "
+                                             "WHEN NOT MATCHED THEN INSERT *")
