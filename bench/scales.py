@@ -31,6 +31,8 @@ class Scale:
     peak_updates_per_batch: int = 40
     peak_inserts_per_batch: int = 40
     peak_reads_per_batch: int = 2
+    # concurrent compaction: batches of the writer alone, then as many again while compaction runs
+    concurrent_batches: int = 4
     degradation_batches: int = 5
     settlement_batches: int = 3
     settlement_rows_per_batch: int = 20
@@ -62,7 +64,7 @@ PRESETS: dict[str, Scale] = {
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
                   peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=6,
-                  sweep_rounds=1, sweep_points=3, growth_steps=2, max_rounds=2, warm_up=0),
+                  sweep_rounds=1, sweep_points=3, growth_steps=2, max_rounds=2, concurrent_batches=2, warm_up=0),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,

@@ -3,7 +3,7 @@
 Each strategy starts from the restored ``order_events`` base table: the current batch (event time T) is
 upserted, then the late batch (the same orders at T - 1 hour, an earlier status and amount). Strategies:
 the plain upsert (``MERGE … UPDATE SET *``: the last writer wins), the event-time-guarded MERGE
-(``WHEN MATCHED AND s.event_time > t.event_time``; Hudi's SQL runs it too), and Hudi's upsert, which orders two
+(``WHEN MATCHED AND s.event_time > t.event_time``) on Iceberg and Delta, and Hudi's upsert, which orders two
 versions of a key by its ordering field (``EVENT_TIME_ORDERING`` on ``event_time``). Recorded per strategy: rows
 that went back in time (checked against pandas), time, bytes and files of the late batch. A strategy that
 loses data is a finding; a row that is neither the current nor the late version fails the run.
@@ -31,8 +31,7 @@ STRATEGIES = {
                 "hudi": "https://hudi.apache.org/docs/record_merger"}),
     "guarded_merge": ("MERGE … WHEN MATCHED AND s.event_time > t.event_time THEN UPDATE SET *",
                       {"iceberg": "https://iceberg.apache.org/docs/latest/spark-writes/#merge-into",
-                       "delta": "https://docs.delta.io/latest/delta-update.html#upsert-into-a-table-using-merge",
-                       "hudi": "https://hudi.apache.org/docs/sql_dml#merge-into"}),
+                       "delta": "https://docs.delta.io/latest/delta-update.html#upsert-into-a-table-using-merge"}),
 }
 
 

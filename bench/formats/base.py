@@ -110,6 +110,10 @@ class TableFormat(abc.ABC):
     def settings(self) -> list[Setting]:
         return self.spark_settings(self.warehouse) + self.table_settings()
 
+    def concurrency_settings(self) -> list[Setting]:
+        """Isolation, commit retries and locks that govern two writers (or a writer and compaction) at once."""
+        return []
+
     # --- verbs ---------------------------------------------------------------------------
     @abc.abstractmethod
     def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,

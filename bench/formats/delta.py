@@ -74,6 +74,12 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
     def sql_name(self, table: TableRef) -> str:
         return self._ident(table)
 
+    def concurrency_settings(self) -> list[Setting]:
+        """Delta's default optimistic concurrency: WriteSerializable; a losing commit raises a
+        ConcurrentModificationException subclass and is not retried by Delta."""
+        return [Setting("concurrency", "delta.isolationLevel", "WriteSerializable (default)",
+                        "https://docs.delta.io/3.3.2/concurrency-control.html")]
+
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""
         if not self.merges_on_read:

@@ -96,6 +96,12 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
     def sql_name(self, table: TableRef) -> str:
         return self._ident(table.name)
 
+    def concurrency_settings(self) -> list[Setting]:
+        """Iceberg's defaults, left as they are: serializable MERGE, and 4 automatic retries of a commit that lost
+        a race on the metadata pointer (a data conflict is not retried: it fails the operation)."""
+        return [Setting("concurrency", "write.merge.isolation-level", "serializable (default)", DOC_TABLE),
+                Setting("concurrency", "commit.retry.num-retries", "4 (default)", DOC_TABLE)]
+
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """Rewrite the data files that carry deletes; on v2 also drop the now-dangling delete files.
 

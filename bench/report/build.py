@@ -15,7 +15,7 @@ from bench.ledger import describe
 from bench.report import charts, claims as claims_mod, load
 from bench import uncertainty
 from bench.engines import PRIMARY
-from bench.report import confidence, engine_view, growth
+from bench.report import concurrency, confidence, engine_view, growth
 from bench.report.costmodel import (SEED_PROFILES, Costs, Profile, cheaper_above, costs_of, parse_profile,
                                      recommend)
 from bench.report.html_parts import img as _img, note as _note, table as _table
@@ -413,7 +413,8 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     over_time, rates = section_over_time(run, out)
     samples = confidence.samples_of(run, reads)
     breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out) if costs else (_note("nothing to model"), pd.DataFrame())
-    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples)])
+    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples)]
+                          + concurrency.claims(run))
     verdicts = pd.DataFrame()
     if not ops.empty:
         verdicts = pd.DataFrame(_verdicts(run, ops, costs, recs))
@@ -426,7 +427,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
          if not ops.empty else _note("nothing measured")),
         ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "4. Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
-        ("time", "5. Over time", over_time),
+        ("time", "5. Over time", over_time + concurrency.section(run)),
         ("breakeven", "6. Break-even and recommendation", breakeven),
         ("claims", "7. Claims check", _table(claims)),
         ("raw", "8. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
