@@ -63,8 +63,8 @@ PRESETS: dict[str, Scale] = {
     "tiny": Scale("tiny", days=12, files_per_day=3, rows_per_file=800, hotfix_rows=12, rounds=2, read_repeats=1,
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
                   peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
-                  degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=6,
-                  sweep_rounds=1, sweep_points=3, growth_steps=2, max_rounds=2, concurrent_batches=2, warm_up=0),
+                  degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
+                  sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,

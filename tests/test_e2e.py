@@ -320,18 +320,17 @@ def test_settlements_compare_with_a_never_updated_copy(tiny_run):
     infos = _infos(tiny_run, "monthly_settlements")
     assert set(infos) == ran_here(tiny_run)
     for x in infos.values():
-        assert len(x["writes"]) == 2 and x["write_total_s"] > 0 and x["reads"]["reads"] == 6
+        assert len(x["writes"]) == 2 and x["write_total_s"] > 0 and x["reads"]["reads"] == 3
         assert x["read_total_s"] > 0 and x["read_total_pristine_s"] > 0
         assert set(x["per_read_overhead_s"]) == set(x["reads"]["per_query_mean_s"])
 
 
 def test_update_sweep_points(tiny_run):
     infos = _infos(tiny_run, "update_sweep")
-    assert len(infos) == len(ran_here(tiny_run)) * 3  # tiny runs the first three points: clustered, scattered, 10%
+    assert len(infos) == len(ran_here(tiny_run)) * 2  # tiny runs the first two points: clustered and scattered
     for x in infos.values():
         assert x["rows_changed_verified"] == x["rows_targeted"] > 0
     assert infos["iceberg-cow:clustered"]["files_touched"] <= 2 < infos["iceberg-cow:scattered"]["files_touched"]
-    assert infos["iceberg-cow:10pct"]["rows_targeted"] == round(12 * 3 * 800 * 0.1)
     # copy-on-write rewrites more bytes for scattered rows than for the same number clustered
     assert infos["iceberg-cow:scattered"]["filesystem"]["bytes_added"] > infos["iceberg-cow:clustered"]["filesystem"]["bytes_added"]
 
@@ -432,8 +431,8 @@ def test_concurrent_compaction_records_every_commit_and_keeps_every_committed_ba
     assert set(infos) == ran_here(tiny_run)
     for config_id, x in infos.items():
         batches = x["batches"]
-        assert len(batches) == 4 and [b["batch"] for b in batches] == [1, 2, 3, 4]
-        assert x["commits_succeeded"] + x["batches_lost"] == 4 and x["answers_verified"]  # the table was checked
+        assert len(batches) == 2 and [(b["batch"], b["concurrent"]) for b in batches] == [(1, False), (2, True)]
+        assert x["commits_succeeded"] + x["batches_lost"] == 2 and x["answers_verified"]  # the table was checked
         assert x["commits_attempted"] == x["commits_succeeded"] + x["commits_failed_by_conflict"]
         assert all(c.get("class") for b in batches for c in b["conflicts"])  # every lost race names its exception
         assert all(s["source"] for s in x["concurrency_settings"])  # isolation, retries, locks with their docs

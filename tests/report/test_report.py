@@ -142,7 +142,7 @@ def test_text_summary_covers_every_scenario(tiny_run):
 
     text = text_summary(load.load_run(tiny_run["run_dir"]))
     expected = ["iceberg-mor", "update", "compaction", "dinner_peak", "degradation", "monthly_settlements",
-                "update:10pct", "time: wall"]
+                "update:scattered", "time: wall"]
     expected += [c if c in ran_here(tiny_run) else f"SKIPPED {c.split('-')[0]}" for c in ("hudi-mor", "delta-dv")]
     for needle in expected:
         assert needle in text, needle
