@@ -234,3 +234,31 @@ def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_
         differing = sorted(set(want) ^ set(got))
         raise WrongAnswer(f"{relation}: {len(differing)} changed rows differ, e.g. {differing[:3]}")
     return {"row_count": count, "rows_changed_verified": len(got)}
+
+
+def status_update_rounds(benchmark: Any, lab: Any, name: str, data: Any, keys: list[int], rounds: int,
+                         label: str, progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
+    """Set ``status`` on ``keys`` for ``rounds`` pytest-benchmark rounds, each on table ``name`` restored from
+    ``data`` (outside the timed region), then check that exactly those rows carry it.
+
+    Raises:
+        AssertionError: a different number of rows carries ``status``.
+    """
+    fmt, spark = lab.fmt, lab.spark
+    keys_view = lab.keys_view("status_update_keys", keys)
+    record, state = Rounds(len(keys) * data.bytes_per_row), {}
+
+    def setup():
+        record.close()
+        progress(f"{label}: round {record.number}/{rounds}")
+        state["table"] = lab.session.base_table(spark, fmt, name, data)
+        record.start(fmt, state["table"])
+        return (state["table"],), {}
+
+    benchmark.pedantic(measured(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{status}'"})),
+                       setup=setup, rounds=rounds, iterations=1)
+    record.close()
+    rel = fmt.relation(spark, state["table"])
+    changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{status}'").collect()[0][0]
+    assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
+    return state["table"], record, changed

@@ -16,7 +16,7 @@ import pytest
 
 from bench.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 from bench.ledger import DATA, LEDGER
-from bench.measure import Rounds, measured
+from bench.measure import status_update_rounds
 
 pytestmark = pytest.mark.spark
 
@@ -38,31 +38,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress):
-    scale, fmt, spark = cowmor.scale, lab.fmt, lab.spark
+    scale, fmt = cowmor.scale, lab.fmt
     with LEDGER.spend(DATA):
         data = generate_payments(cowmor.workspace.data_dir, scale.days, files_per_day, scale.rows_per_file, cowmor.seed,
                                  progress=None)
     keys = data.hotfix_keys(scale.hotfix_rows)
-    keys_view = lab.keys_view("growth_keys", keys)
     files_total = len(data.files)
     files_touched = len({(k - TXN_ID_BASE) // data.rows_per_file for k in keys})
-    rounds, state = Rounds(len(keys) * data.bytes_per_row), {}
-
-    def setup():
-        rounds.close()
-        progress(f"{config_id} {files_total} files: round {rounds.number}/{scale.sweep_rounds} "
-                 f"({len(keys)} rows in {files_touched} files)")
-        name = "payments" if files_per_day == scale.files_per_day else f"growth_{files_per_day}fpd"  # shared base
-        state["table"] = lab.session.base_table(spark, fmt, name, data)
-        rounds.start(fmt, state["table"])
-        return (state["table"],), {}
-
-    benchmark.pedantic(measured(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{HOTFIX_STATUS}'"})),
-                       setup=setup, rounds=scale.sweep_rounds, iterations=1)
-    rounds.close()
-    rel = fmt.relation(spark, state["table"])
-    changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{HOTFIX_STATUS}'").collect()[0][0]
-    assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
+    name = "payments" if files_per_day == scale.files_per_day else f"growth_{files_per_day}fpd"  # shared base
+    table, rounds, changed = status_update_rounds(
+        benchmark, lab, name, data, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
+        label=f"{config_id} {files_total} files ({len(keys)} rows in {files_touched} files)")
     last = rounds.last
     benchmark.extra_info.update({
         "scenario": "table_growth", "operation": "update", "param": f"{files_total}files", "config_id": config_id,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from bench.datagen import HOTFIX_STATUS, TXN_ID_BASE
-from bench.measure import Rounds, measured
+from bench.measure import status_update_rounds
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the same base table as the hotfix: built once per configuration, restored per round
@@ -42,25 +42,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
-    scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
+    scale, fmt = lab.session.scale, lab.fmt
     keys = sweep_keys(payments, point, scale.hotfix_rows)
-    keys_view = lab.keys_view("sweep_keys", keys)
     files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
-    rounds, state = Rounds(len(keys) * payments.bytes_per_row), {}
-
-    def setup():
-        rounds.close()
-        progress(f"{config_id} {point}: round {rounds.number}/{scale.sweep_rounds} ({len(keys)} rows in {files_touched} files)")
-        state["table"] = lab.session.base_table(spark, fmt, TABLE, payments)
-        rounds.start(fmt, state["table"])
-        return (state["table"],), {}
-
-    benchmark.pedantic(measured(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{HOTFIX_STATUS}'"})),
-                       setup=setup, rounds=scale.sweep_rounds, iterations=1)
-    rounds.close()
-    rel = fmt.relation(spark, state["table"])
-    changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{HOTFIX_STATUS}'").collect()[0][0]
-    assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
+    table, rounds, changed = status_update_rounds(
+        benchmark, lab, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
+        label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
     last = rounds.last
     benchmark.extra_info.update({
         "scenario": "update_sweep", "operation": "update", "param": point, "config_id": config_id,
