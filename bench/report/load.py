@@ -85,6 +85,8 @@ def operations(run: Run) -> pd.DataFrame:
     rows = []
     for b in run.benchmarks:
         x = b.get("extra_info") or {}
+        if not x.get("config_id"):
+            continue  # timed, then failed before recording what it measured: reported among the failed outcomes
         stats = b.get("stats") or {}
         fs, meta = x.get("filesystem") or {}, x.get("metadata") or {}
         rows.append({

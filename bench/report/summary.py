@@ -36,7 +36,8 @@ def text_summary(run: load.Run) -> str:
     lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
     header = f"{'configuration':<13} {'operation':<16} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
     lines += [header, "-" * len(header)]
-    for _, r in ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first").iterrows():
+    ordered = ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first") if not ops.empty else ops
+    for _, r in ordered.iterrows():
         before = _read_median(reads, r.config_id, r.operation, "before")
         after = _read_median(reads, r.config_id, r.operation, "after") or _read_median(reads, r.config_id, r.operation, "after_compaction")
         dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")

@@ -165,3 +165,19 @@ def test_a_run_with_only_sequence_scenarios_still_builds(tiny_run, tmp_path):
     (tmp_path / "peak.json").write_text(json.dumps(data))  # a filtered copy made by this test
     page = build_report([tmp_path / "peak.json"], tmp_path / "out").read_text()
     assert "no reads measured in this run" in page and "5. Over time" in page
+
+
+def test_a_benchmark_whose_test_failed_after_timing_is_reported_as_failed_not_crashed():
+    """pytest-benchmark keeps the timing of a test that failed afterwards (its extra_info never filled)."""
+    from pathlib import Path
+
+    from bench.report.summary import text_summary
+
+    failed = {"nodeid": "scenarios/test_concurrent_compaction.py::test_concurrent_compaction[hudi-cow]",
+              "test": "test_concurrent_compaction", "config_id": "hudi-cow", "outcome": "failed", "reason": "boom"}
+    run = load.Run(Path("r/benchmark.json"), {"benchmarks": [
+        {"name": "test_concurrent_compaction[hudi-cow]", "extra_info": {},
+         "stats": {"median": 1.0, "min": 1.0, "max": 1.0, "rounds": 1, "data": [1.0]}}],
+        "cowmor": {"outcomes": [failed], "environment": {"scale": {"name": "small"}}}})
+    assert load.operations(run).empty
+    assert "FAILED  hudi-cow (test_concurrent_compaction): boom" in text_summary(run)
