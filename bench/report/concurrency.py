@@ -15,6 +15,20 @@ def _infos(run: load.Run, scenario: str) -> list[dict]:
     return [b.get("extra_info") or {} for b in run.benchmarks if (b.get("extra_info") or {}).get("scenario") == scenario]
 
 
+def _compactions(runs: list[dict]) -> str:
+    """How the compaction attempts ended: committed, lost (with the exception), or found nothing left to do."""
+    if not runs:
+        return "not applicable (copy-on-write)"
+    lost = [c for c in runs if not c["committed"] and c.get("class")]
+    idle = [c for c in runs if not c["committed"] and not c.get("class")]
+    parts = [f"{sum(c['committed'] for c in runs)} of {len(runs)} committed"]
+    if lost:
+        parts.append(f"{len(lost)} lost ({', '.join(sorted({c.get('root_cause') or c['class'] for c in lost}))})")
+    if idle:
+        parts.append(f"{len(idle)} found nothing left to compact")
+    return "; ".join(parts)
+
+
 def concurrency_rows(run: load.Run) -> pd.DataFrame:
     rows = []
     for x in _infos(run, "concurrent_compaction"):
@@ -27,10 +41,7 @@ def concurrency_rows(run: load.Run) -> pd.DataFrame:
             "conflict classes": ", ".join(x.get("conflict_classes") or []) or "–",
             "retries per commit": f"{x['retries_per_commit']:.2f}",
             "batches lost": x["batches_lost"],
-            "compaction": ("not applicable (copy-on-write)" if not applicable else
-                           f"{sum(c['committed'] for c in applicable)} of {len(applicable)} committed"
-                           + ("" if all(c["committed"] for c in applicable) else
-                              f" ({', '.join(sorted({c.get('root_cause') or c.get('class', '?') for c in applicable if not c['committed']}))})")),
+            "compaction": _compactions(applicable),
             "upsert p50 alone → racing s": (f"{x['upsert_alone_p50_s']:.2f} → {x['upsert_racing_p50_s']:.2f}"
                                            if x.get("upsert_alone_p50_s") and x.get("upsert_racing_p50_s") else "–"),
             "wall s": f"{x['concurrent_wall_s']:.1f}" if x.get("concurrent_wall_s") else "–",
