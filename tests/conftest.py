@@ -75,7 +75,7 @@ def run_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict | 
 
 # The tiny run in two processes side by side: a tiny table keeps Spark's driver busy with planning more than the
 # machine's cores, so two JVMs together finish well before one after the other. Measured on 2 cores (fresh clone):
-# one process 9:45; iceberg+delta | hudi 8:16 | 6:33; one process per family 7:11 | 10:00 | 9:47 (three JVMs contend).
+# iceberg+delta | hudi took 8:16 | 6:33; one process per family 7:11 | 10:00 | 9:47 (three JVMs contend).
 # Each family still has one JVM.
 TINY_SPLIT = ("iceberg,delta", "hudi")
 
