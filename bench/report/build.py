@@ -16,8 +16,8 @@ from bench.report import charts, claims as claims_mod, load
 from bench import uncertainty
 from bench.engines import PRIMARY
 from bench.report import concurrency, confidence, engine_view, growth
-from bench.report.costmodel import (SEED_PROFILES, Costs, Profile, cheaper_above, costs_of, parse_profile,
-                                     recommend)
+from bench.report.costmodel import (SEED_PROFILES, Costs, Profile, cheaper_above, costs_of, cow_mor_pairs,
+                                     parse_profile, recommend)
 from bench.report.html_parts import img as _img, note as _note, table as _table
 from bench.report.summary import human_bytes
 
@@ -272,8 +272,7 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
     ratios = [10 ** (i / 10) for i in range(-20, 61)]
     curves = pd.DataFrame([{"config_id": c.config_id, "reads_per_write": r, "seconds": c.total(r, k_default)}
                            for c in costs.values() for r in ratios])
-    pair_ids = [(f"{f}-cow", f"{f}-{m}") for f in ("iceberg", "hudi", "delta") for m in ("mor", "dv")
-                if f"{f}-cow" in samples and f"{f}-{m}" in samples]
+    pair_ids = cow_mor_pairs(samples)
     verdicts, breaks, sims = confidence.simulate(samples, profiles, pair_ids, k_default, ratios=ratios)
     bands = pd.DataFrame([{"config_id": c, "reads_per_write": r, "low": lo, "high": hi} for c, arr in sims.items()
                           for r, lo, hi in zip(ratios, np.percentile(arr, 2.5, axis=0), np.percentile(arr, 97.5, axis=0))])

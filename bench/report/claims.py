@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from bench.report import confidence
-from bench.report.costmodel import Costs
+from bench.report.costmodel import Costs, cow_mor_pairs
 
 SEED = "cowmor seed workloads (Razorpay payments hotfix / settlements, Swiggy dinner peak)"
 LHBENCH = "Jain et al., 'Analyzing and Comparing Lakehouse Storage Systems', CIDR 2023 (LHBench)"
@@ -26,13 +26,7 @@ class Claim:
 
 
 def _pairs(costs: dict[str, Costs]) -> list[tuple[Costs, Costs]]:
-    out = []
-    for family in ("iceberg", "hudi", "delta"):
-        cow = costs.get(f"{family}-cow")
-        for other in (f"{family}-mor", f"{family}-dv"):
-            if cow and other in costs:
-                out.append((cow, costs[other]))
-    return out
+    return [(costs[a], costs[b]) for a, b in cow_mor_pairs(costs)]
 
 
 def _dv_claim(updates: pd.DataFrame) -> Claim:
