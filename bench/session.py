@@ -39,6 +39,20 @@ PACKAGES = ("pyspark", "pyiceberg", "pytest-benchmark", "pandas", "pyarrow", "se
             "snowpark-connect-deps-iceberg", "duckdb", "duckdb-ext-iceberg", "duckdb-ext-delta", "duckdb-ext-avro", "hudi")
 
 
+def plan_rounds(scale: Scale, low: int | None = None, high: int | None = None, target_ci: float = 0.10) -> RoundsPlan:
+    """Rounds of each update and compaction: ``low`` (default: the scale's rounds) up to ``high`` (default: the
+    scale's max_rounds, never below ``low``).
+
+    Raises:
+        BadOption: ``high`` below ``low``.
+    """
+    low = low or scale.rounds
+    high = high or max(low, scale.max_rounds)
+    if high < low:
+        raise BadOption(f"--max-rounds {high} is below --min-rounds {low}")
+    return RoundsPlan(low, high, target_ci)
+
+
 def new_run_id(scale: str) -> str:
     return f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{scale}-{uuid.uuid4().hex[:6]}"
 
@@ -65,8 +79,7 @@ class BenchSession:
 
     def __post_init__(self) -> None:
         self.apps = SparkApps(self.spark_options)
-        if self.rounds_plan is None:
-            self.rounds_plan = RoundsPlan(self.scale.rounds, max(self.scale.rounds, self.scale.max_rounds), 0.10)
+        self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
 
     @classmethod
     def from_options(cls, ns: Any) -> BenchSession:
@@ -81,14 +94,10 @@ class BenchSession:
         if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
             raise BadOption(f"--jars-dir {ns.jars_dir} is not a directory")
         spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
-        low = ns.min_rounds or scale.rounds
-        high = ns.max_rounds or max(low, scale.max_rounds)
-        if high < low:
-            raise BadOption(f"--max-rounds {high} is below --min-rounds {low}")
         return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
                    workspace=Workspace(str(ns.warehouse)), results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
-                   engine_names=select_engines(ns.engines), rounds_plan=RoundsPlan(low, high, ns.target_ci))
+                   engine_names=select_engines(ns.engines), rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci))
 
     # --- where things go -----------------------------------------------------------------
     @property
@@ -132,24 +141,24 @@ class BenchSession:
         with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
             return self.apps.get(family, conf | resolution.spark_conf())
 
+    def _engine(self, name: str, start: bool) -> ReadEngine | str | None:
+        """Engine ``name``, started on first use if ``start``; or why it cannot run here (checked once)."""
+        if name not in self._engines:
+            module = engine_module(name)
+            reason = module.missing()
+            if reason or start:
+                self._engines[name] = reason or module.ENGINE()
+        return self._engines.get(name)
+
     def read_engines(self, spark: SparkSession) -> list[ReadEngine]:
         """Spark (reading in ``spark``, the reference) and every other selected engine that can run here."""
-        engines: list[ReadEngine] = [SparkEngine(spark)]
-        for name in self.engine_names[1:]:
-            if name not in self._engines:
-                module = engine_module(name)
-                self._engines[name] = module.missing() or module.ENGINE()
-            engine = self._engines[name]
-            if not isinstance(engine, str):
-                engines.append(engine)
-        return engines
+        others = [self._engine(name, start=True) for name in self.engine_names[1:]]
+        return [SparkEngine(spark), *(e for e in others if not isinstance(e, str))]
 
     def skipped_engines(self) -> dict[str, str]:
         """Selected engines that cannot run here, with the one-line reason."""
-        for name in self.engine_names[1:]:
-            if name not in self._engines and engine_module(name).missing():
-                self._engines[name] = engine_module(name).missing()
-        return {name: e for name, e in self._engines.items() if isinstance(e, str)}
+        return {name: reason for name in self.engine_names[1:]
+                if isinstance(reason := self._engine(name, start=False), str)}
 
     def engines_record(self) -> dict[str, Any]:
         """Per engine: available or skipped (why), its version and settings, and which configurations it read."""

@@ -28,8 +28,9 @@ class ReadEngine(abc.ABC):
         """The engine's version as its users name it (e.g. ``duckdb 1.4.4``)."""
 
     @abc.abstractmethod
-    def relation(self, fmt: TableFormat, table: TableRef, mode: str) -> str:
-        """Something the engine's SQL can select from, reading ``table`` in ``mode`` as it is now."""
+    def relation(self, fmt: TableFormat, table: TableRef, mode: str, sql: str) -> str:
+        """Something the engine's SQL can select from, reading ``table`` in ``mode`` as it is now (``sql`` is the
+        query about to run, for an engine that reads only the columns it names)."""
 
     @abc.abstractmethod
     def fetch(self, sql: str) -> list[tuple]:
@@ -44,7 +45,8 @@ class ReadEngine(abc.ABC):
         return {}
 
     def query(self, fmt: TableFormat, table: TableRef, sql: str, mode: str) -> list[tuple]:
-        return self.fetch(self.adapt(sql).format(table=self.relation(fmt, table, mode)))
+        sql = self.adapt(sql)
+        return self.fetch(sql.format(table=self.relation(fmt, table, mode, sql)))
 
     def attempt(self, fmt: TableFormat, table: TableRef, sql: str, mode: str, reference: bool = False) -> tuple[float, list[tuple]] | str:
         """One timed read, or why this engine cannot read this configuration in ``mode`` (learned once, then

@@ -103,16 +103,13 @@ class DuckDBEngine(ReadEngine):
         return self._settings
 
     def _configured(self) -> dict[str, Any]:
-        loaded = self.con.execute("SELECT extension_name, extension_version FROM duckdb_extensions() "
-                                  "WHERE loaded AND extension_name IN ('avro', 'iceberg', 'delta')").fetchall()
+        loaded = [(name, version) for name, version, is_loaded in self.con.execute(
+            "SELECT extension_name, extension_version, loaded FROM duckdb_extensions()").fetchall()
+            if is_loaded and name in EXTENSIONS]
         import hudi
         return {"memory_limit_bytes": self.memory_limit, "threads": self.threads,
                 "extension_directory": str(extension_directory()), "autoinstall_known_extensions": False,
                 "extensions": dict(loaded), "hudi_rs": getattr(hudi, "__version__", "?"), "source": DOC_EXTENSIONS}
-
-    def query(self, fmt: TableFormat, table: TableRef, sql: str, mode: str) -> list[tuple]:
-        sql = self.adapt(sql)
-        return self.fetch(sql.format(table=self.relation(fmt, table, mode, sql)))
 
     def relation(self, fmt: TableFormat, table: TableRef, mode: str, sql: str = "") -> str:
         fmt.check_read_mode(mode)

@@ -26,7 +26,7 @@ class SparkEngine(ReadEngine):
     def version(self) -> str:
         return f"spark {self.spark.version}"
 
-    def relation(self, fmt: TableFormat, table: TableRef, mode: str) -> str:
+    def relation(self, fmt: TableFormat, table: TableRef, mode: str, sql: str = "") -> str:
         # resolving the relation is part of the read: for Hudi it lists the table, as Iceberg's planning does
         return fmt.relation(self.spark, table, mode)
 

@@ -29,7 +29,7 @@ class Scripted(ReadEngine):
     def version(self) -> str:
         return f"{self.name} 0.0"
 
-    def relation(self, fmt, table, mode):
+    def relation(self, fmt, table, mode, sql):
         return "t"
 
     def fetch(self, sql):
