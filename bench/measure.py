@@ -111,34 +111,11 @@ def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query
     return {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
 
 
-def _cold_and_warm(seconds: list[float], cold: list[float] | None = None) -> dict[str, Any]:
+def _cold_and_warm(seconds: list[float]) -> dict[str, Any]:
     """The first read of a query on a table state is cold (metadata and footers not cached yet) and is kept apart;
     the figures (``seconds``, median, ...) are the warm repeats, or the one read where there is no repeat."""
-    if cold is None:
-        cold, seconds = seconds[:1], (seconds[1:] or seconds)
-    return {"seconds": seconds, **summarize(seconds), "cold_s": cold}
-
-
-def pool_reads(per_round: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """``run_reads`` records of several rounds as one, each engine's timings of every round pooled per query."""
-    pooled: dict[str, dict[str, Any]] = {}
-    for reads in per_round:
-        for name, r in reads.items():
-            entry = pooled.setdefault(name, {"mode": r["mode"], "engines": {}})
-            for engine, e in r["engines"].items():
-                into = entry["engines"].setdefault(engine, {k: v for k, v in e.items() if k not in ("seconds", "cold_s")}
-                                                   | {"seconds": [], "cold_s": []})
-                if "unsupported" in e:
-                    entry["engines"][engine] = dict(e)
-                elif "seconds" in into:
-                    into["seconds"] += e["seconds"]
-                    into["cold_s"] += e.get("cold_s", [])
-    for entry in pooled.values():
-        for e in entry["engines"].values():
-            if "seconds" in e:
-                e.update(_cold_and_warm(e["seconds"], e["cold_s"]))
-        entry.update(next(iter(entry["engines"].values())))  # the reference engine's figures at the top level
-    return pooled
+    cold, warm = seconds[:1], (seconds[1:] or seconds)
+    return {"seconds": warm, **summarize(warm), "cold_s": cold}
 
 
 def disagreement(engine: str, config_id: str, mode: str, query: str, got: list[tuple], want: list[tuple]) -> str:

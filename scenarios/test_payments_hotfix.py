@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bench.datagen import HOTFIX_STATUS
-from bench.measure import Rounds, adaptive_pedantic, measured, pool_reads
+from bench.measure import Rounds, adaptive_pedantic, measured
 from bench.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -53,12 +53,16 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
 
     def setup():
         rounds.close()
-        progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table, dashboards before")
+        first = rounds.number == 1
+        progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table"
+                 + (", dashboards before" if first else ""))
         table = lab.session.base_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
-        reads = lab.reads(table, hotfix["queries"], hotfix["before"], scale.read_repeats)
-        rounds.start(lab.fmt, table, reads_before=reads)
+        # every round starts from the same files (the reset test proves it), so the dashboards before the update
+        # are read once, like those after it, not again on every restored copy
+        extra = {"reads_before": lab.reads(table, hotfix["queries"], hotfix["before"], scale.read_repeats)} if first else {}
+        rounds.start(lab.fmt, table, **extra)
         return (table,), {}
 
     @measured
@@ -84,7 +88,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         "rounds": rounds.records, "rounds_plan": plan, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
                                                     "write_amplification_metadata", "logical_bytes",
                                                     "table_bytes_on_disk", "data_file_anatomy")},
-        "reads_before": pool_reads([r["reads_before"] for r in rounds.records]), "reads_after": reads_after,
+        "reads_before": rounds.records[0]["reads_before"], "reads_after": reads_after,
         "answers_verified": True, "settings": [vars(s) for s in lab.fmt.settings()],
     })
 
