@@ -83,6 +83,15 @@ def test_separated_rounds_name_the_winner_and_bound_the_break_even():
     assert pair.point == pytest.approx(12.0) and pair.crossing_share == 1.0
     assert 10.0 < pair.ci95[0] <= 12.0 <= pair.ci95[1] < 14.5
     assert curves["cow"].shape == (500, 2)
+    assert pair.interval_text() == f"{pair.ci95[0]:,.1f} – {pair.ci95[1]:,.1f}"
+
+
+def test_an_interval_of_a_minority_of_crossings_says_so():
+    """Medians that never cross: an interval over the 8% of resamples that do is labelled as such, not as the break-even's."""
+    from bench.report.confidence import PairBreakEven
+
+    assert PairBreakEven(("a", "b"), None, (0.0, 5.0), 0.08).interval_text() == "(8% of resamples cross, at 0.0 – 5.0)"
+    assert PairBreakEven(("a", "b"), None, None, 0.0).interval_text() == "–"
 
 
 def test_uncertainty_of_a_single_figure():

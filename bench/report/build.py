@@ -279,11 +279,10 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
     pairs, crossings = [], []
     for b in breaks:
         cow, other = costs[b.pair[0]], costs[b.pair[1]]
-        interval = f"{b.ci95[0]:,.1f} – {b.ci95[1]:,.1f}" if b.ci95 else "–"
         always = min((cow, other), key=lambda c: c.total(1, k_default)).config_id
         pairs.append({"pair": f"{b.pair[0]} vs {b.pair[1]}",
                       "break-even reads per write": f"{b.point:,.1f}" if b.point else "none",
-                      "95% interval": interval, "resamples that cross": f"{b.crossing_share:.0%}",
+                      "95% interval": b.interval_text(), "resamples that cross": f"{b.crossing_share:.0%}",
                       "cheaper above it": cheaper_above(cow, other) if b.point else f"{always} at every ratio"})
         if b.point:
             crossings.append((b.point, cow.total(b.point, k_default), f"{b.pair[0]} = {b.pair[1]} at {b.point:,.0f}"))

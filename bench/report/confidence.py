@@ -71,6 +71,13 @@ class PairBreakEven:
     ci95: tuple[float, float] | None  # over the resamples that cross
     crossing_share: float  # share of resamples in which the two cross at a positive ratio
 
+    def interval_text(self) -> str:
+        """The 95% interval; where the medians do not cross, it only describes the minority of resamples that do."""
+        if not self.ci95:
+            return "–"
+        span = f"{self.ci95[0]:,.1f} – {self.ci95[1]:,.1f}"
+        return span if self.point else f"({self.crossing_share:.0%} of resamples cross, at {span})"
+
 
 def resampled(samples: dict[str, CostSamples], resamples: int = RESAMPLES, seed: int = 0) -> list[dict[str, Costs]]:
     """``resamples`` draws of every configuration's W, R and C from its own rounds (same seed, same draws)."""

@@ -62,7 +62,7 @@ def verdicts_per_engine(run: load.Run, reads: pd.DataFrame, profiles: list[Profi
         for b in breaks:
             pairs.append({"pair": f"{b.pair[0]} vs {b.pair[1]}", "engine": engine,
                           "break-even reads per write": f"{b.point:,.1f}" if b.point else "none",
-                          "95% interval": f"{b.ci95[0]:,.1f} – {b.ci95[1]:,.1f}" if b.ci95 else "–"})
+                          "95% interval": b.interval_text()})
         recs += [{"workload": v.workload, "engine": engine, "recommended": v.text()} for v in verdicts if v.shares]
     return pd.DataFrame(pairs), pd.DataFrame(recs)
 
