@@ -160,7 +160,8 @@ def section_read(reads: pd.DataFrame, out: Path) -> str:
         if col in pivot:
             pivot[col] = pivot[col].map(lambda v: f"{v:.3f}" if pd.notna(v) else "–")
     return _img(chart, "read latency", out, "read_latency") + _table(pivot) + _note(
-        "Each query's latency is the median of its repeats; 'before' pools every round (each on the restored base table). "
+        "Each query's latency is the median of its warm repeats (the first, cold read is kept apart), read once per table "
+        "state: before the update, after it, after compaction. "
         "All answers were checked against pandas on the generated data.")
 
 
