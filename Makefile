@@ -7,7 +7,8 @@ SCALE   ?= small
 FORMATS ?= all
 ## SCENARIOS=all runs every scenario; default: the payments hotfix and the degradation curve
 SCENARIOS ?=
-RUNS    ?= $(lastword $(sort $(wildcard results/*/benchmark.json)))
+## make report RUNS="results/<a> results/<b>"; empty: the newest recorded run (by time, partial runs included)
+RUNS    ?=
 ARGS    ?=
 ## a folder holding the Delta / Hudi jars (instead of Maven): make bench JARS_DIR=~/jars
 JARS_DIR ?=
@@ -15,7 +16,7 @@ ifneq ($(strip $(JARS_DIR)),)
 export COWMOR_JARS_DIR := $(abspath $(JARS_DIR))
 endif
 
-.PHONY: install java bench test test-fast cluster-test report compare clean distclean
+.PHONY: install java bench test test-fast lint cluster-test report compare validate clean distclean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
@@ -27,15 +28,19 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 java: $(STAMP)
-	@$(BIN)/python -m bench.spark
+	@$(BIN)/python -m bench.run.spark
 
 ## the default benchmark: payments hotfix + degradation at the small scale, every available configuration, then the report
 bench: java
 	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(foreach s,$(SCENARIOS),--scenario $(s)) $(ARGS)
 
-## the test suite (unit tests + tiny end-to-end runs on real Spark)
-test: java
+## the test suite (lint, unit tests, tiny end-to-end runs on real Spark)
+test: java lint
 	$(BIN)/python -m pytest tests
+
+## ruff: pyflakes, import order and the package layering (pyproject.toml [tool.ruff])
+lint: $(STAMP)
+	$(BIN)/ruff check bench scenarios tests tools
 
 ## unit tests only (no JVM)
 test-fast: $(STAMP)
@@ -47,8 +52,11 @@ cluster-test: java
 
 ## HTML report of the newest run (or RUNS="results/<a> results/<b>")
 report: $(STAMP)
-	@test -n "$(RUNS)" || { echo "cowmor: no recorded run under results/ — run 'make bench' first"; exit 2; }
 	$(BIN)/python -m bench report $(RUNS)
+
+## check recorded runs against the results contract: make validate RUNS=results/<id>
+validate: $(STAMP)
+	$(BIN)/python -m bench validate $(or $(RUNS),$(error give RUNS=results/<run-id>))
 
 ## regression gate between two runs: make compare BASELINE=results/<a> CURRENT=results/<b>
 compare: $(STAMP)

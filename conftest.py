@@ -1,3 +1,3 @@
 """Loads cowmor's pytest plugin (options such as --scale, --formats, --spark-master; fixtures)."""
 
-pytest_plugins = ["bench.pytest_plugin"]
+pytest_plugins = ["bench.run.plugin"]

@@ -33,3 +33,7 @@ class WrongAnswer(CowmorError):
 
 class NotSupported(CowmorError):
     """A verb a table configuration does not have (e.g. read-optimized reads outside Hudi MoR)."""
+
+
+class BadRecord(CowmorError):
+    """A recorded run, history or report input is malformed, unreadable or of another schema version."""

@@ -21,10 +21,10 @@ import time
 import numpy as np
 import pytest
 
-from bench import orders
 from bench.exceptions import NotSupported
 from bench.formats.base import Setting
-from bench.measure import verify_rows
+from bench.measure.rounds import verify_rows
+from bench.workload import orders
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -102,7 +102,7 @@ def test_concurrent_compaction(benchmark, lab, stream, config_id, progress):
 
     def setup():
         progress(f"{config_id}: restore order_events")
-        table = lab.session.base_table(spark, fmt, TABLE, str(stream["path"]), key="order_id",
+        table = lab.session.tables.base_table(spark, fmt, TABLE, str(stream["path"]), key="order_id",
                                        partition_by="event_date", ordering="event_time")
         return (table,), {}
 
@@ -139,8 +139,7 @@ def test_concurrent_compaction(benchmark, lab, stream, config_id, progress):
     racing = [b["seconds"] for b in batches if b["committed"] and b["concurrent"]]
     conflicts = [c for b in batches for c in b["conflicts"]]
     benchmark.extra_info.update({
-        "scenario": "concurrent_compaction", "operation": "sequence", "config_id": config_id, "family": fmt.family,
-        "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed, "batches": batches,
+        **lab.header("concurrent_compaction", "sequence"), "batches": batches,
         "compactions": log["compactions"], "commits_attempted": sum(b["attempts"] for b in batches),
         "commits_succeeded": sum(b["committed"] for b in batches),
         "commits_failed_by_conflict": len(conflicts),
@@ -151,5 +150,5 @@ def test_concurrent_compaction(benchmark, lab, stream, config_id, progress):
         "upsert_alone_p50_s": float(np.median(alone)) if alone else None,
         "upsert_racing_p50_s": float(np.median(racing)) if racing else None,
         "concurrent_wall_s": log.get("concurrent_wall_s"), **verified, "answers_verified": True,
-        "concurrency_settings": [vars(s) for s in settings], "settings": [vars(s) for s in fmt.settings()],
+        "concurrency_settings": [vars(s) for s in settings]
     })

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.datagen import HOTFIX_STATUS
 from bench.exceptions import NotSupported
-from bench.measure import Observation, degradation_rate, timed
-from bench.queries import payments_frame, payments_queries
+from bench.measure.rounds import Observation, degradation_rate, timed
+from bench.workload.datagen import HOTFIX_STATUS
+from bench.workload.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the hotfix's base table, restored
@@ -48,7 +48,7 @@ def test_degradation(benchmark, lab, payments, plan, config_id, progress):
 
     def setup():
         progress(f"{config_id}: base table")
-        table = lab.session.base_table(spark, fmt, TABLE, payments)
+        table = lab.session.tables.base_table(spark, fmt, TABLE, payments)
         # no extra untimed read first: each read's cold first run is kept apart from its warm repeats
         state["table"], state["before"] = table, read(table, expected[0])
         return (table,), {}
@@ -82,9 +82,7 @@ def test_degradation(benchmark, lab, payments, plan, config_id, progress):
     except NotSupported as why:
         recovery = {"skipped": str(why)}
     benchmark.extra_info.update({
-        "scenario": "degradation", "operation": "sequence", "config_id": config_id, "family": fmt.family,
-        "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed, "query": query.name,
+        **lab.header("degradation", "sequence"), "query": query.name,
         "read_before_s": before["median"], "series": series,
         "degradation_rate": degradation_rate(latencies), "recovery": recovery, "answers_verified": True,
-        "settings": [vars(s) for s in fmt.settings()],
     })

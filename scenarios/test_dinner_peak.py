@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench import orders
+from bench.core.ledger import DATA, LEDGER
 from bench.exceptions import NotSupported, WrongAnswer
-from bench.ledger import DATA, LEDGER
-from bench.measure import Observation, degradation_rate, disagreement, timed, verify_rows
-from bench.queries import normalize
+from bench.measure.reads import disagreement
+from bench.measure.rounds import Observation, degradation_rate, timed, verify_rows
+from bench.workload import orders
+from bench.workload.queries import normalize
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -50,7 +51,7 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
 
     def setup():
         progress(f"{config_id}: create order_events")
-        state["table"] = lab.session.base_table(spark, fmt, TABLE, str(peak["path"]), key="order_id",
+        state["table"] = lab.session.tables.base_table(spark, fmt, TABLE, str(peak["path"]), key="order_id",
                                                 partition_by="event_date", ordering="event_time")
         return (state["table"],), {}
 
@@ -98,12 +99,10 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
         compaction = {"skipped": str(why)}
     upserts = [s["upsert_s"] for s in series]
     benchmark.extra_info.update({
-        "scenario": "dinner_peak", "operation": "sequence", "config_id": config_id, "family": fmt.family,
-        "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed, "series": series,
+        **lab.header("dinner_peak", "sequence"), "series": series,
         "upsert_p50_s": float(np.percentile(upserts, 50)), "upsert_p95_s": float(np.percentile(upserts, 95)),
         "upsert_max_s": max(upserts), "degradation_rate": degradation_rate([s["read_s"] for s in series]),
         "compaction": compaction, **verified, "answers_verified": True,
-        "settings": [vars(s) for s in fmt.settings()],
     })
 
 

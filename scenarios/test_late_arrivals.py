@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench import orders
 from bench.exceptions import NotSupported, WrongAnswer
-from bench.measure import Observation, timed
-from bench.queries import money, normalize
+from bench.measure.rounds import Observation, timed
+from bench.workload import orders
+from bench.workload.queries import money, normalize
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -59,7 +59,7 @@ def test_late_arrivals(benchmark, lab, late, config_id, progress):
     results: dict = {}
 
     def run_strategy(name: str) -> dict:
-        table = lab.session.base_table(spark, fmt, TABLE, str(late["path"]), key="order_id", partition_by="event_date",
+        table = lab.session.tables.base_table(spark, fmt, TABLE, str(late["path"]), key="order_id", partition_by="event_date",
                                        ordering="event_time")
         spark.createDataFrame(orders.spark_rows(late["current"]), orders.SCHEMA_DDL).createOrReplaceTempView("late_current")
         spark.createDataFrame(orders.spark_rows(late["stale"]), orders.SCHEMA_DDL).createOrReplaceTempView("late_stale")
@@ -95,7 +95,6 @@ def test_late_arrivals(benchmark, lab, late, config_id, progress):
     benchmark.pedantic(sequence, rounds=1, iterations=1)
     assert any("seconds" in r for r in results.values())
     benchmark.extra_info.update({
-        "scenario": "late_arrivals", "operation": "sequence", "config_id": config_id, "family": fmt.family,
-        "mode": fmt.mode, "scale": lab.session.scale.name, "seed": lab.session.seed, "strategies": results,
-        "ordering_field": "event_time", "answers_verified": True, "settings": [vars(s) for s in fmt.settings()],
+        **lab.header("late_arrivals", "sequence"), "strategies": results,
+        "ordering_field": "event_time", "answers_verified": True
     })

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.measure import Observation, timed
-from bench.queries import payments_frame, settlement_queries
+from bench.measure.rounds import Observation, timed
+from bench.workload.queries import payments_frame, settlement_queries
 
 pytestmark = pytest.mark.spark
 ADJUSTED = "ADJUSTED"
@@ -67,7 +67,7 @@ def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progres
 
     def setup():
         progress(f"{config_id}: restore the payments table; {scale.settlement_reads} reads on it before any adjustment")
-        state["table"] = lab.session.base_table(spark, fmt, "payments", payments)
+        state["table"] = lab.session.tables.base_table(spark, fmt, "payments", payments)
         # the never-updated state is the restored base itself: read it before the month's adjustments (untimed here)
         state["pristine"] = _read_mix(lab, state["table"], audit["queries"], audit["pristine"], scale.settlement_reads)
         return (state["table"],), {}
@@ -89,13 +89,11 @@ def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progres
     overhead_by_engine = {e: float(np.mean(list(_overhead(r, pristine["engines"][e]).values())))
                           for e, r in reads["engines"].items() if "unsupported" not in r | pristine["engines"].get(e, {"unsupported": ""})}
     benchmark.extra_info.update({
-        "scenario": "monthly_settlements", "operation": "sequence", "config_id": config_id, "family": fmt.family,
-        "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed,
+        **lab.header("monthly_settlements", "sequence"),
         "write_total_s": sum(w["seconds"] for w in writes), "writes": writes,
         "write_bytes_total": sum(w["filesystem"]["bytes_added"] for w in writes),
         "read_total_s": reads["total_s"], "read_total_pristine_s": pristine["total_s"], "reads": reads,
         "reads_pristine": pristine, "per_read_overhead_s": overhead,
         "mean_read_overhead_s": float(np.mean(list(overhead.values()))), "mean_read_overhead_by_engine_s": overhead_by_engine,
         "live_files_after": fmt.live_files(spark, state["table"]), "answers_verified": True,
-        "settings": [vars(s) for s in fmt.settings()],
     })

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.datagen import HOTFIX_STATUS
-from bench.measure import Rounds, adaptive_pedantic, measured
-from bench.queries import payments_frame, payments_queries
+from bench.measure.rounds import Rounds, adaptive_pedantic, measured
+from bench.workload.datagen import HOTFIX_STATUS
+from bench.workload.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"
@@ -56,7 +56,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         first = rounds.number == 1
         progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table"
                  + (", dashboards before" if first else ""))
-        table = lab.session.base_table(lab.spark, lab.fmt, TABLE, payments)
+        table = lab.session.tables.base_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
         # every round starts from the same files (the reset test proves it), so the dashboards before the update
@@ -80,8 +80,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
     if reported is not None:
         assert reported == len(hotfix["keys"]), f"format reports {reported} rows changed"
     benchmark.extra_info.update({
-        "scenario": "payments_hotfix", "operation": "update", "config_id": config_id,
-        "family": lab.fmt.family, "mode": lab.fmt.mode, "scale": scale.name, "seed": lab.session.seed,
+        **lab.header("payments_hotfix", "update"),
         "rows_targeted": len(hotfix["keys"]), "rows_changed_reported": reported, **verified,
         "base": payments.describe(), "live_files_before": state["live_before"],
         "live_files_after": lab.fmt.live_files(lab.spark, table),
@@ -89,7 +88,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
                                                     "write_amplification_metadata", "logical_bytes",
                                                     "table_bytes_on_disk", "data_file_anatomy")},
         "reads_before": rounds.records[0]["reads_before"], "reads_after": reads_after,
-        "answers_verified": True, "settings": [vars(s) for s in lab.fmt.settings()],
+        "answers_verified": True
     })
 
 
@@ -103,7 +102,7 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
     def setup():
         rounds.close()
         progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the updated table (update untimed, once)")
-        table = lab.session.base_table(lab.spark, lab.fmt, TABLE, payments, prepare=(
+        table = lab.session.tables.base_table(lab.spark, lab.fmt, TABLE, payments, prepare=(
             "hotfix", lambda t: lab.fmt.update(lab.spark, t, keys_view, ASSIGNMENT)))
         state["table"], state["live_before"] = table, lab.fmt.live_files(lab.spark, table)
         rounds.start(lab.fmt, table)
@@ -119,11 +118,9 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
     reads_after = lab.reads(table, hotfix["queries"], hotfix["after"], scale.read_repeats)
     last = rounds.last
     benchmark.extra_info.update({
-        "scenario": "payments_hotfix", "operation": "compaction", "config_id": config_id,
-        "family": lab.fmt.family, "mode": lab.fmt.mode, "scale": scale.name, "seed": lab.session.seed,
+        **lab.header("payments_hotfix", "compaction"),
         **verified, "live_files_before": state["live_before"], "live_files_after": live_after,
         "rounds": rounds.records, "rounds_plan": plan, "filesystem": last["filesystem"], "metadata": last["metadata"],
         "table_bytes_on_disk": last["table_bytes_on_disk"],
         "reads_after_compaction": reads_after, "answers_verified": True,
-        "settings": [vars(s) for s in lab.fmt.settings()],
     })

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
-from bench.ledger import DATA, LEDGER
-from bench.measure import status_update_rounds
+from bench.core.ledger import DATA, LEDGER
+from bench.run.lab import status_update_rounds
+from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 
 pytestmark = pytest.mark.spark
 
@@ -30,7 +30,7 @@ def sizes(files_per_day: int, steps: int) -> list[int]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """One point per table size, per the run's scale."""
     if "files_per_day" in metafunc.fixturenames:
-        from bench.pytest_plugin import SESSION_KEY
+        from bench.run.plugin import SESSION_KEY
 
         scale = metafunc.config.stash[SESSION_KEY].scale
         points = sizes(scale.files_per_day, scale.growth_steps)
@@ -38,7 +38,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress):
-    scale, fmt = cowmor.scale, lab.fmt
+    scale = cowmor.scale
     with LEDGER.spend(DATA):
         data = generate_payments(cowmor.workspace.data_dir, scale.days, files_per_day, scale.rows_per_file, cowmor.seed,
                                  progress=None)
@@ -51,12 +51,10 @@ def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress
         label=f"{config_id} {files_total} files ({len(keys)} rows in {files_touched} files)")
     last = rounds.last
     benchmark.extra_info.update({
-        "scenario": "table_growth", "operation": "update", "param": f"{files_total}files", "config_id": config_id,
-        "family": fmt.family, "mode": fmt.mode, "scale": scale.name, "seed": cowmor.seed,
+        **lab.header("table_growth", "update", f"{files_total}files"),
         "files_total": files_total, "rows_total": data.rows, "file_bytes_mean": data.bytes / files_total,
         "rows_targeted": len(keys), "files_touched": files_touched, "rows_changed_verified": changed,
         "rounds": rounds.records, "filesystem": last["filesystem"], "metadata": last["metadata"],
         "write_amplification": last["write_amplification"], "logical_bytes": last["logical_bytes"],
         "table_bytes_on_disk": last["table_bytes_on_disk"], "answers_verified": True,
-        "settings": [vars(s) for s in fmt.settings()],
     })

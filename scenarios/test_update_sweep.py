@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.datagen import HOTFIX_STATUS, TXN_ID_BASE
-from bench.measure import status_update_rounds
+from bench.run.lab import status_update_rounds
+from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the same base table as the hotfix: built once per configuration, restored per round
@@ -36,13 +36,13 @@ def sweep_keys(payments, point: str, fixed_rows: int) -> list[int]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """The first ``sweep_points`` points of SWEEP, per the run's scale."""
     if "point" in metafunc.fixturenames:
-        from bench.pytest_plugin import SESSION_KEY
+        from bench.run.plugin import SESSION_KEY
 
         metafunc.parametrize("point", SWEEP[:metafunc.config.stash[SESSION_KEY].scale.sweep_points])
 
 
 def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
-    scale, fmt = lab.session.scale, lab.fmt
+    scale = lab.session.scale
     keys = sweep_keys(payments, point, scale.hotfix_rows)
     files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
     table, rounds, changed = status_update_rounds(
@@ -50,11 +50,9 @@ def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
         label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
     last = rounds.last
     benchmark.extra_info.update({
-        "scenario": "update_sweep", "operation": "update", "param": point, "config_id": config_id,
-        "family": fmt.family, "mode": fmt.mode, "scale": scale.name, "seed": lab.session.seed,
+        **lab.header("update_sweep", "update", point),
         "rows_targeted": len(keys), "rows_fraction": len(keys) / payments.rows, "files_touched": files_touched,
         "files_total": len(payments.files), "rows_changed_verified": changed, "rounds": rounds.records,
         "filesystem": last["filesystem"], "metadata": last["metadata"], "write_amplification": last["write_amplification"],
         "logical_bytes": last["logical_bytes"], "answers_verified": True,
-        "settings": [vars(s) for s in fmt.settings()],
     })

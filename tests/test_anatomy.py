@@ -5,9 +5,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.anatomy import anatomy, file_anatomy
-from bench.probe import diff, list_files
-from bench.storage import Files
+from bench.core.storage import Files
+from bench.measure.anatomy import anatomy, file_anatomy
+from bench.measure.probe import diff, list_files
 
 
 def _write(path, with_meta: bool, bloom: bytes = b""):

@@ -5,8 +5,8 @@ import zipfile
 
 import pytest
 
-from bench import artifacts
 from bench.exceptions import BadArtifact, MissingArtifact
+from bench.run import artifacts
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 import subprocess
@@ -12,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench import history
-from bench.compare import compare
 from bench.report.build import build_report
-from bench.report.load import Run, load_run
+from bench.results import history
+from bench.results.compare import compare
+from bench.results.load import Run, load_run
 from tests.conftest import ARTIFACTS, ROOT, start_scenarios
 
 HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")

@@ -44,7 +44,7 @@ def test_profile_parsing():
 
 
 def test_degradation_rate_by_hand():
-    from bench.measure import degradation_rate
+    from bench.measure.rounds import degradation_rate
 
     assert degradation_rate([1.0, 1.5, 1.5, 3.0]) == pytest.approx((0.5 + 0.0 + 1.0) / 3)
     assert degradation_rate([2.0]) == 0.0
@@ -95,7 +95,7 @@ def test_an_interval_of_a_minority_of_crossings_says_so():
 
 
 def test_uncertainty_of_a_single_figure():
-    from bench.uncertainty import describe, half_width
+    from bench.core.uncertainty import describe, half_width
 
     tight = describe([10.0, 10.1, 9.9, 10.0, 10.05])
     assert tight["median"] == 10.0 and tight["ci95"][0] <= 10.0 <= tight["ci95"][1] and tight["cv"] < 0.01

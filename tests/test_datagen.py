@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from bench.datagen import HOTFIX_STATUS, PAYMENTS_SCHEMA, STATUSES, decimal_from_cents, generate_payments, payments_file
-from bench.queries import cents_of
+from bench.workload.datagen import HOTFIX_STATUS, PAYMENTS_SCHEMA, STATUSES, decimal_from_cents, generate_payments, payments_file
+from bench.workload.queries import cents_of
 
 
 def test_file_is_deterministic_and_shaped():

@@ -266,7 +266,7 @@ def test_environment_is_recorded(tiny_run):
 
 def test_one_jvm_per_family(tmp_path):
     """Stopping a family's application really stops its JVM, so the next family starts clean."""
-    from bench.spark import SparkApps, SparkOptions
+    from bench.run.spark import SparkApps, SparkOptions
 
     apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
     try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.ledger import DATA, OPERATIONS, OTHER, READS, RESET, Ledger, describe
-from bench.pytest_plugin import progress_prefix
+from bench.core.ledger import DATA, OPERATIONS, OTHER, READS, RESET, Ledger, describe
+from bench.run.plugin import progress_prefix
 
 
 class FakeClock:

@@ -9,8 +9,14 @@ import pytest
 
 from bench.exceptions import BadOption
 from bench.formats import select_configs
-from bench.options import (check_master_reachable, parse_key_value, parse_master, parse_memory, parse_positive_int,
-                           scale_overrides)
+from bench.run.options import (
+    check_master_reachable,
+    parse_key_value,
+    parse_master,
+    parse_memory,
+    parse_positive_int,
+    scale_overrides,
+)
 from tests.conftest import ROOT
 
 
@@ -92,7 +98,7 @@ def test_cli_rejects_bad_options_in_one_line(tmp_path):
 
 def test_java_missing_or_too_old_is_one_line(tmp_path, monkeypatch):
     from bench.exceptions import JavaNotFound
-    from bench.spark import java_version
+    from bench.run.spark import java_version
 
     fake = tmp_path / "jdk8" / "bin"
     fake.mkdir(parents=True)

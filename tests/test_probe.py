@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from bench.formats.iceberg import IcebergFormat
-from bench.probe import diff, list_files, table_size
+from bench.measure.probe import diff, list_files, table_size
 
 
 def _write(path, size):

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from bench.queries import normalize, payments_queries
+from bench.workload.queries import normalize, payments_queries
 
 
 def test_normalize_makes_spark_and_pandas_comparable():

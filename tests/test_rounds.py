@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.measure import RoundsPlan, adaptive_pedantic
+from bench.measure.rounds import RoundsPlan, adaptive_pedantic
 
 
 class ScriptedBenchmark:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bench.exceptions import BadOption
-from bench.scales import PRESETS, get_scale
+from bench.workload.scales import PRESETS, get_scale
 
 
 def test_presets_grow_and_seed_matches_the_seed_story():

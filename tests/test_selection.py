@@ -39,7 +39,7 @@ def test_every_single_configuration_and_family_selection_collects(tmp_path, sele
 @pytest.mark.spark
 def test_python_workers_use_the_harness_interpreter_not_the_first_python3_on_path(tmp_path, monkeypatch):
     """A broken python3 first on PATH must not reach Spark's Python workers (createDataFrame needs them)."""
-    from bench.spark import SparkApps, SparkOptions
+    from bench.run.spark import SparkApps, SparkOptions
 
     fake = tmp_path / "bin"
     fake.mkdir()

@@ -7,14 +7,14 @@ import uuid
 import pyarrow as pa
 import pytest
 
-from bench.datagen import generate_payments
+from bench.core.storage import Files, is_local
 from bench.exceptions import UnsafePath
 from bench.formats import delta_log
 from bench.formats.iceberg import IcebergFormat
-from bench.probe import diff, list_files
-from bench.spark import merge_conf
-from bench.storage import Files, is_local
-from bench.workspace import MARKER, RemoteWorkspace, Workspace
+from bench.measure.probe import diff, list_files
+from bench.run.spark import merge_conf
+from bench.run.workspace import MARKER, RemoteWorkspace, Workspace
+from bench.workload.datagen import generate_payments
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bench.exceptions import UnsafePath
-from bench.workspace import MARKER, Workspace
+from bench.run.workspace import MARKER, Workspace
 
 
 def test_creates_and_marks(tmp_path):

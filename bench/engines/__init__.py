@@ -2,6 +2,8 @@
 
 Spark writes every table and always reads; other engines read the same tables independently (a format
 writer that ignores its own delete files would agree with itself, not with a second reader).
+
+May import: bench.exceptions, bench.core, bench.formats.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ import abc
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from bench.core.ledger import LEDGER, READS, SECOND_READS
 from bench.exceptions import CowmorError
-from bench.ledger import LEDGER, READS, SECOND_READS
 
 if TYPE_CHECKING:
     from bench.formats.base import TableFormat, TableRef

@@ -1,4 +1,7 @@
-"""The configuration matrix: config ids -> format family and mode, adapters imported lazily."""
+"""The configuration matrix: config ids -> format family and mode, adapters imported lazily.
+
+May import: bench.exceptions, bench.core. One file per family behind base.TableFormat; pyspark only inside methods.
+"""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.storage import Files
+from bench.core.storage import Files
 
 _COMMIT = re.compile(r"^(\d{20})\.json$")
 _CLASSIC_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.\d{10}\.\d{10})?\.parquet$")

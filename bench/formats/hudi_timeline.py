@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.storage import Files
+from bench.core.storage import Files
 
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
 _INSTANT = re.compile(r"^(\d+)(?:_(\d+))?\.([a-z_]+)(?:\.(requested|inflight))?$")

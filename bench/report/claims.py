@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from bench.report import confidence
-from bench.report.costmodel import Costs, cow_mor_pairs
+from bench.report.costmodel import Costs
+from bench.results.contract import Matrix
 
 SEED = "cowmor seed workloads (Razorpay payments hotfix / settlements, Swiggy dinner peak)"
 LHBENCH = "Jain et al., 'Analyzing and Comparing Lakehouse Storage Systems', CIDR 2023 (LHBench)"
@@ -25,8 +26,8 @@ class Claim:
     verdict: str
 
 
-def _pairs(costs: dict[str, Costs]) -> list[tuple[Costs, Costs]]:
-    return [(costs[a], costs[b]) for a, b in cow_mor_pairs(costs)]
+def _pairs(costs: dict[str, Costs], matrix: Matrix) -> list[tuple[Costs, Costs]]:
+    return [(costs[a], costs[b]) for a, b in matrix.cow_mor_pairs(costs)]
 
 
 def _dv_claim(updates: pd.DataFrame) -> Claim:
@@ -65,9 +66,9 @@ def _decide(share: float) -> str:
     return HOLDS if share >= confidence.DECISIVE else FAILS if share <= 1 - confidence.DECISIVE else INCONCLUSIVE
 
 
-def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]]) -> Claim:
+def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]], matrix: Matrix) -> Claim:
     text = "Choose copy-on-write when reads outnumber writes ~10:1"
-    pairs = [(cow, mor) for cow, mor in _pairs(costs) if draws and cow.config_id in draws[0] and mor.config_id in draws[0]]
+    pairs = [(cow, mor) for cow, mor in _pairs(costs, matrix) if draws and cow.config_id in draws[0] and mor.config_id in draws[0]]
     if not pairs:
         return Claim(text, SEED, "no CoW/MoR pair measured", UNMEASURABLE)
     parts, verdicts = [], []
@@ -99,21 +100,20 @@ def _hudi_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]]) -> Claim
 
 
 def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, float],
-          staleness: dict[str, float] | None = None, samples: dict[str, confidence.CostSamples] | None = None) -> list[Claim]:
+          staleness: dict[str, float] | None = None, samples: dict[str, confidence.CostSamples] | None = None,
+          matrix: Matrix | None = None) -> list[Claim]:
     """Every claim with its verdict; timing claims are decided on resampled rounds (holds / does not hold only
     when at least ``confidence.DECISIVE`` of the resamples agree, else inconclusive at this scale)."""
     draws = confidence.resampled(samples) if samples else []
-    claims = [_cow_at_ten_claim(costs, draws)]
+    matrix = matrix or Matrix.from_ids(costs)
+    claims = [_cow_at_ten_claim(costs, draws, matrix)]
 
     updates = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")].set_index("config_id") if not ops.empty else pd.DataFrame()
     ratios = []
-    for family in ("iceberg", "hudi", "delta"):
-        for other in ("mor", "dv"):
-            a, b = f"{family}-cow", f"{family}-{other}"
-            if a in updates.index and b in updates.index:
-                wa = updates.loc[a, "fs_data_bytes_added"] + updates.loc[a, "fs_delete_bytes_added"]
-                wb = updates.loc[b, "fs_data_bytes_added"] + updates.loc[b, "fs_delete_bytes_added"]
-                ratios.append((a, b, wa / wb if wb else float("inf")))
+    for a, b in matrix.cow_mor_pairs(set(updates.index)):
+        wa = updates.loc[a, "fs_data_bytes_added"] + updates.loc[a, "fs_delete_bytes_added"]
+        wb = updates.loc[b, "fs_data_bytes_added"] + updates.loc[b, "fs_delete_bytes_added"]
+        ratios.append((a, b, wa / wb if wb else float("inf")))
     if ratios:
         text = "; ".join(f"{a} writes {r:,.1f}x the bytes of {b}" for a, b, r in ratios)
         claims.append(Claim("MoR write bytes are orders of magnitude below CoW for scattered updates", SEED, text,

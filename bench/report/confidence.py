@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bench.report import load
 from bench.report.costmodel import Costs, Profile, break_even
+from bench.results import load
 
 DECISIVE = 0.90
 RESAMPLES = 1000
@@ -93,7 +93,11 @@ def simulate(samples: dict[str, CostSamples], profiles: list[Profile], pairs: li
              writes_per_compaction: float = 10.0, resamples: int = RESAMPLES, seed: int = 0,
              ratios: list[float] | None = None) -> tuple[list[Verdict], list[PairBreakEven], dict[str, np.ndarray]]:
     """Verdict per profile, break-even per pair, and each configuration's T(r) over ``ratios`` per resample
-    (an array resamples x ratios, for the chart's bands)."""
+    (an array resamples x ratios, for the chart's bands). Nothing to resample (no configuration with an update and
+    reads after it, e.g. a run of compaction alone): no verdict, no break-even."""
+    if not samples:
+        return [], [], {}
+    pairs = [(a, b) for a, b in pairs if a in samples and b in samples]
     wins = {p.name: dict.fromkeys(samples, 0) for p in profiles}
     crossings: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
     ratios = ratios or []
@@ -123,11 +127,9 @@ def samples_of(run: load.Run, reads: pd.DataFrame, scenario: str = "payments_hot
     """Per configuration with an update and reads after it: the update's and compaction's rounds and each
     query's read timings after the update (``reads`` already holds one engine's rows)."""
     rounds: dict[tuple[str, str], list[float]] = {}
-    for b in run.benchmarks:
-        x = b.get("extra_info") or {}
-        if x.get("scenario") == scenario and x.get("operation") in ("update", "compaction"):
-            stats = b.get("stats") or {}
-            rounds[(x["config_id"], x["operation"])] = list(stats.get("data") or [stats.get("median")])
+    for r in run.records(scenario):
+        if r.operation in ("update", "compaction"):
+            rounds[(r.config_id, r.operation)] = r.seconds
     out = {}
     for (config_id, operation), write in rounds.items():
         if operation != "update":

@@ -71,14 +71,6 @@ def parse_profile(text: str) -> Profile:
     return Profile(name or "custom", values["reads_per_write"], values["writes_per_compaction"], "user-supplied")
 
 
-def cow_mor_pairs(config_ids) -> list[tuple[str, str]]:
-    """Each family's copy-on-write configuration against its merge-on-read / deletion-vector ones, where both are in
-    ``config_ids``."""
-    present = set(config_ids)
-    return [(f"{f}-cow", f"{f}-{m}") for f in ("iceberg", "hudi", "delta") for m in ("mor", "dv")
-            if f"{f}-cow" in present and f"{f}-{m}" in present]
-
-
 def break_even(a: Costs, b: Costs, writes_per_compaction: float) -> float | None:
     """Reads per write at which ``a`` and ``b`` cost the same; None if one is cheaper at every ratio."""
     fixed = (a.write_s + a.compaction_s / writes_per_compaction) - (b.write_s + b.compaction_s / writes_per_compaction)

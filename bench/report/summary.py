@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bench.engines import PRIMARY
-from bench.ledger import describe
-from bench.report import load
+from bench.core.ledger import describe
+from bench.results import load
+from bench.results.contract import REFERENCE_ENGINE
 
 
 def human_bytes(n: float | None) -> str:
@@ -31,7 +31,7 @@ def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str
 def text_summary(run: load.Run) -> str:
     ops = load.operations(run)
     reads = load.reads(run)
-    reads = reads[(reads.engine == PRIMARY) & reads.unsupported.isna()]
+    reads = reads[(reads.engine == REFERENCE_ENGINE) & reads.unsupported.isna()]
     outcomes = load.outcomes(run)
     lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
     header = f"{'configuration':<13} {'operation':<16} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
@@ -49,7 +49,7 @@ def text_summary(run: load.Run) -> str:
                      f"{int(removed):>12} {amp:>9} {dash:>21}")
     skipped = outcomes[outcomes.outcome == "skipped"] if not outcomes.empty else outcomes
     failed = outcomes[outcomes.outcome == "failed"] if not outcomes.empty else outcomes
-    for family, group in skipped.groupby(skipped.config_id.map(lambda c: c.split("-")[0]), sort=True) if not skipped.empty else ():
+    for family, group in skipped.groupby(skipped.config_id.map(run.matrix.family_of), sort=True) if not skipped.empty else ():
         lines.append(f"SKIPPED {family} ({', '.join(sorted(set(group.config_id)))}): {group.reason.iloc[0]}")
     for _, o in failed.iterrows():
         lines.append(f"FAILED  {o.config_id} ({o.test}): {o.reason}")

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bench.cluster import StandaloneCluster, group_alive
+from bench.run.cluster import StandaloneCluster, group_alive
 from tests.conftest import ARTIFACTS, ROOT, run_scenarios
 
 pytestmark = [pytest.mark.cluster, pytest.mark.spark]

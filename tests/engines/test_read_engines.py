@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.engines import select_engines
 from bench.engines import duckdb as duck
+from bench.engines import select_engines
 from bench.engines.base import ReadEngine
 from bench.exceptions import BadOption, WrongAnswer
 from bench.formats import make_adapter
 from bench.formats.base import TableRef
-from bench.measure import run_reads
-from bench.queries import Query
+from bench.measure.reads import run_reads
+from bench.workload.queries import Query
 
 needs_duckdb = pytest.mark.skipif(duck.missing() is not None, reason=str(duck.missing()))
 

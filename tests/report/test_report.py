@@ -9,9 +9,10 @@ import shutil
 
 import pytest
 
-from bench.exceptions import BadOption
-from bench.report import load
+from bench.exceptions import BadRecord
 from bench.report.build import build_report
+from bench.results import load
+from bench.results.contract import SCHEMA_VERSION
 from tests.conftest import ARTIFACTS
 from tests.test_e2e import ran_here
 
@@ -111,16 +112,17 @@ def test_page_renders_in_chromium(report):
 
 @pytest.mark.spark
 def test_bad_inputs_fail_in_one_line(tmp_path, tiny_run):
-    with pytest.raises(BadOption, match="no such file"):
+    with pytest.raises(BadRecord, match="no such file"):
         build_report([tmp_path / "missing"], tmp_path / "out")
     (tmp_path / "x.json").write_text("{not json")
-    with pytest.raises(BadOption, match="not JSON"):
+    with pytest.raises(BadRecord, match="not valid JSON"):
         build_report([tmp_path / "x.json"], tmp_path / "out")
     (tmp_path / "y.json").write_text(json.dumps({"hello": 1}))
-    with pytest.raises(BadOption, match="not a pytest-benchmark JSON"):
+    with pytest.raises(BadRecord, match="not a pytest-benchmark JSON"):
         build_report([tmp_path / "y.json"], tmp_path / "out")
-    (tmp_path / "z.json").write_text(json.dumps({"benchmarks": [], "machine_info": {}, "cowmor": {"outcomes": []}}))
-    with pytest.raises(BadOption, match="no results"):
+    (tmp_path / "z.json").write_text(json.dumps({"benchmarks": [], "machine_info": {}, "cowmor": {
+        "environment": {"schema_version": SCHEMA_VERSION}, "outcomes": []}}))
+    with pytest.raises(BadRecord, match="no results"):
         build_report([tmp_path / "z.json"], tmp_path / "out")
 
 
@@ -152,7 +154,7 @@ def test_report_never_imports_pyspark():
     import subprocess
     import sys
 
-    code = ("import sys, bench.report.build, bench.compare, bench.history, bench.cli; "
+    code = ("import sys, bench.report.build, bench.results.compare, bench.results.history, bench.cli; "
             "sys.exit(1 if any(m.startswith('pyspark') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
 

@@ -6,8 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
+from bench.core.storage import Files, is_local
 from bench.exceptions import UnsafePath
-from bench.storage import Files, is_local
 
 MARKER = ".cowmor-workspace"
 MARKER_TEXT = "This directory was created by cowmor; it may delete anything inside it.\n"

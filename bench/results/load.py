@@ -1,75 +1,15 @@
-"""Read recorded runs (pytest-benchmark JSON with cowmor's extra_info) and flatten them into tidy frames.
+"""Flatten recorded runs (read through the results contract) into tidy frames for the report, compare and history.
 
 Never imports pyspark: the report reads only result files.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from bench.exceptions import BadOption
-
-
-@dataclass(frozen=True)
-class Run:
-    """One recorded run: its benchmark JSON, environment and outcomes (skips and failures included)."""
-
-    path: Path
-    data: dict[str, Any]
-
-    @property
-    def cowmor(self) -> dict[str, Any]:
-        return self.data.get("cowmor") or {}
-
-    @property
-    def environment(self) -> dict[str, Any]:
-        return self.cowmor.get("environment") or {}
-
-    @property
-    def outcomes(self) -> list[dict[str, Any]]:
-        return self.cowmor.get("outcomes") or []
-
-    @property
-    def run_id(self) -> str:
-        return self.environment.get("run_id") or self.path.parent.name
-
-    @property
-    def scale(self) -> str:
-        return (self.environment.get("scale") or {}).get("name", "?")
-
-    @property
-    def benchmarks(self) -> list[dict[str, Any]]:
-        return self.data.get("benchmarks") or []
-
-
-def load_run(path: Path | str) -> Run:
-    """Load ``results/<run-id>/`` or a benchmark JSON file.
-
-    Raises:
-        BadOption: a missing path or a file that is not a cowmor/pytest-benchmark JSON.
-    """
-    path = Path(path)
-    if path.is_dir():
-        path = path / "benchmark.json"
-    if not path.exists():
-        raise BadOption(f"{path}: no such file (give a results/<run-id>/ folder or its benchmark.json)")
-    try:
-        data = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BadOption(f"{path}: not JSON ({err})") from None
-    if not isinstance(data, dict) or "benchmarks" not in data or "machine_info" not in data:
-        raise BadOption(f"{path}: not a pytest-benchmark JSON (no 'benchmarks'/'machine_info')")
-    if "cowmor" not in data:
-        outcomes = path.parent / "outcomes.json"
-        env = path.parent / "environment.json"
-        data["cowmor"] = {"environment": json.loads(env.read_text()) if env.exists() else {},
-                          "outcomes": json.loads(outcomes.read_text()) if outcomes.exists() else []}
-    return Run(path, data)
+from bench.results.contract import REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
 
 
 def _get(d: dict, *keys: str, default: Any = None) -> Any:
@@ -83,16 +23,13 @@ def _get(d: dict, *keys: str, default: Any = None) -> Any:
 def operations(run: Run) -> pd.DataFrame:
     """One row per measured operation (benchmark): timing stats and what it wrote."""
     rows = []
-    for b in run.benchmarks:
-        x = b.get("extra_info") or {}
-        if not x.get("config_id"):
-            continue  # timed, then failed before recording what it measured: reported among the failed outcomes
-        stats = b.get("stats") or {}
+    for b in run.records():  # a test timed, then failed before recording what it measured, is among the failed outcomes
+        x, stats = b.info, b.stats
         fs, meta = x.get("filesystem") or {}, x.get("metadata") or {}
         rows.append({
             "run_id": run.run_id, "scale": x.get("scale", run.scale), "scenario": x.get("scenario"),
             "operation": x.get("operation"), "config_id": x.get("config_id"), "family": x.get("family"),
-            "mode": x.get("mode"), "param": x.get("param"), "name": b.get("name"),
+            "mode": x.get("mode"), "param": x.get("param"), "name": b.name,
             "median_s": stats.get("median"), "min_s": stats.get("min"), "max_s": stats.get("max"),
             "iqr_s": stats.get("iqr"), "stddev_s": stats.get("stddev"), "rounds": stats.get("rounds"),
             "ci_low_s": (_get(x, "uncertainty", "ci95") or [None, None])[0],
@@ -112,7 +49,7 @@ def operations(run: Run) -> pd.DataFrame:
             "live_data_files_after": _get(x, "live_files_after", "data_files"),
             "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
             "answers_verified": x.get("answers_verified"),
-            # what the written data files hold (bench/anatomy.py), and writes a format keeps apart (Hudi's metadata table)
+            # what the written data files hold (bench/measure/anatomy.py), and writes a format keeps apart (Hudi's metadata table)
             "data_table_columns_bytes": _get(x, "data_file_anatomy", "table_columns"),
             "data_format_columns_bytes": _get(x, "data_file_anatomy", "format_columns"),
             "data_footer_index_bytes": _get(x, "data_file_anatomy", "footer_index"),
@@ -132,11 +69,11 @@ def reads(run: Run) -> pd.DataFrame:
     configuration has a row with its reason in ``unsupported`` and no timing.
     """
     rows = []
-    for b in run.benchmarks:
-        x = b.get("extra_info") or {}
+    for b in run.records():
+        x = b.info
         for phase in ("reads_before", "reads_after", "reads_after_compaction"):
             for query, r in (x.get(phase) or {}).items():
-                for engine, e in (r.get("engines") or {"spark": r}).items():
+                for engine, e in (r.get("engines") or {REFERENCE_ENGINE: r}).items():
                     rows.append({"run_id": run.run_id, "scenario": x.get("scenario"), "operation": x.get("operation"),
                                  "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
                                  "query": query, "mode": r.get("mode"), "engine": engine, "median_s": e.get("median"),
@@ -148,7 +85,7 @@ def reads(run: Run) -> pd.DataFrame:
 
 def engines(run: Run) -> dict[str, Any]:
     """The run's engine record (version, settings, support per configuration); Spark alone for older runs."""
-    return run.environment.get("engines") or {"spark": {"status": "available", "version": "spark"}}
+    return run.environment.get("engines") or {REFERENCE_ENGINE: {"status": "available", "version": "spark"}}
 
 
 def outcomes(run: Run) -> pd.DataFrame:
@@ -172,6 +109,10 @@ def merge(runs: list[Run]) -> Run:
         for o in run.outcomes:
             outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
     newest = runs[-1]
+    configs: dict[str, Any] = {}
+    for run in runs:  # the matrix of the merged view is every run's
+        configs.update(run.environment.get("configs") or {})
     data = {**newest.data, "benchmarks": list(benchmarks.values()),
-            "cowmor": {**newest.cowmor, "outcomes": list(outcomes.values())}}
-    return Run(newest.path, data)
+            "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
+                       "outcomes": list(outcomes.values())}}
+    return Run(newest.path, data, partial=any(r.partial for r in runs))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bench.report import load
 from bench.report.html_parts import note, table
+from bench.results import load
 
 ONEHOUSE_MOR = "cowmor seeds: the Onehouse deep dive on merge-on-read (Hudi MVCC between writers and table services)"
 COW_MOR_CHAPTER = "cowmor seeds: the copy-on-write vs merge-on-read chapter (late-arriving CDC updates)"
 
 
 def _infos(run: load.Run, scenario: str) -> list[dict]:
-    return [b.get("extra_info") or {} for b in run.benchmarks if (b.get("extra_info") or {}).get("scenario") == scenario]
+    return [r.info for r in run.records(scenario)]
 
 
 def _compactions(runs: list[dict]) -> str:

@@ -6,14 +6,23 @@ Each option has a ``parse_*`` validator so a bad value fails at start, in one li
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import re
 import socket
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bench.exceptions import BadOption
-from bench.scales import PRESETS
+from bench.core.storage import is_local
+from bench.exceptions import BadOption, BadRecord
+from bench.results.contract import FILES, check_run_id
+from bench.workload.scales import PRESETS
+
+REMOTE_SCHEMES = ("s3a", "s3", "gs", "gcs", "abfs", "abfss", "hdfs")
+REMOTE_CHECK_S = 20.0  # a warehouse URI that does not answer within this is refused at start, not hung on
 
 
 def parse_positive_int(text: str) -> int:
@@ -36,6 +45,43 @@ def parse_fraction(text: str) -> float:
     return value
 
 
+def parse_non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def parse_seed(text: str) -> int:
+    value = parse_non_negative_int(text)
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"must be below 2**32 (numpy's seed range), got {value}")
+    return value
+
+
+def parse_run_id(text: str) -> str:
+    try:
+        return check_run_id(text)
+    except BadRecord as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def parse_finite(low: float, inclusive: bool = False) -> Callable[[str], float]:
+    """A parser of finite numbers above ``low`` (or at least ``low``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value < low or (value == low and not inclusive):
+            raise argparse.ArgumentTypeError(f"must be a finite number {'at least' if inclusive else 'above'} {low:g}, got {text}")
+        return value
+    return parse
+
+
 def parse_key_value(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -45,7 +91,7 @@ def parse_key_value(text: str) -> tuple[str, str]:
 
 def parse_scale_param(text: str) -> tuple[str, int]:
     key, value = parse_key_value(text)
-    return key, parse_positive_int(value)
+    return key, parse_non_negative_int(value)  # 0 only where the parameter allows it (warm_up), checked by the scale
 
 
 def parse_memory(text: str) -> str:
@@ -87,6 +133,45 @@ def check_master_reachable(master: str, timeout: float = 3.0) -> None:
         raise BadOption(f"Spark master {master} cannot be reached ({last})")
 
 
+def check_warehouse(location: str, timeout: float = REMOTE_CHECK_S) -> None:
+    """A local path, or a URI of a known scheme that answers within ``timeout`` seconds.
+
+    The remote check runs in a child process: a filesystem that hangs (no network) is cut off, and one that loads
+    a JVM (HDFS) does not load it into this process before Spark starts.
+
+    Raises:
+        BadOption: an unknown scheme, a store that refuses or does not answer.
+    """
+    if is_local(location):
+        return
+    scheme = urlparse(location).scheme
+    if scheme not in REMOTE_SCHEMES or not urlparse(location).netloc:
+        raise BadOption(f"--warehouse {location}: not a local path nor a {', '.join(f'{s}://' for s in REMOTE_SCHEMES)} URI")
+    probe = "import sys; from bench.core.storage import Files; Files.of(sys.argv[1]).exists()"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe, location], capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    except subprocess.TimeoutExpired:
+        raise BadOption(f"--warehouse {location}: no answer within {timeout:.0f} s (network, endpoint or credentials?)") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no error text"])[-1]
+        raise BadOption(f"--warehouse {location}: cannot be reached: {last[:300]}")
+
+
+def check_results_dir(results_dir: Path, run_id: str | None) -> None:
+    """``results_dir`` is a folder (or can be one) and ``run_id``, if given, names no recorded run yet.
+
+    Raises:
+        BadOption: a file in the way, or a run id already recorded.
+    """
+    if results_dir.exists() and not results_dir.is_dir():
+        raise BadOption(f"--results-dir {results_dir} is not a directory")
+    if run_id is not None:
+        check_run_id(run_id)
+        if any((results_dir / run_id / name).exists() for name in FILES):
+            raise BadOption(f"--run-id {run_id}: {results_dir / run_id} already holds a recorded run (choose another id)")
+
+
 def add_options(addoption: Callable[..., object]) -> None:
     """Register cowmor's options on an argparse parser or a pytest option group (same signature)."""
     addoption("--scale", metavar="NAME", default="small", choices=list(PRESETS),
@@ -106,7 +191,7 @@ def add_options(addoption: Callable[..., object]) -> None:
                    "(default: the scale's max_rounds)")
     addoption("--target-ci", metavar="F", type=parse_fraction, default=0.10,
               help="stop adding rounds once the median's 95%% interval is within ±F of it. Default: %(default)r")
-    addoption("--seed", metavar="INT", type=int, default=42, help="data generator seed. Default: %(default)r")
+    addoption("--seed", metavar="INT", type=parse_seed, default=42, help="data generator seed (0 to 2**32-1). Default: %(default)r")
     addoption("--spark-master", metavar="URL", type=parse_master, default="local[*]",
               help="Spark master: local[*], local[N], spark://host:port, yarn, k8s://…. Default: %(default)r")
     addoption("--driver-memory", metavar="SIZE", type=parse_memory, default="2g",
@@ -124,7 +209,8 @@ def add_options(addoption: Callable[..., object]) -> None:
               help="Maven repository for spark.jars.packages. Default: %(default)r")
     addoption("--results-dir", metavar="DIR", type=Path, default=Path("results"),
               help="where runs are recorded, one folder per run. Default: %(default)r")
-    addoption("--run-id", metavar="ID", default=None, help="name of this run's folder (default: time-scale-random)")
+    addoption("--run-id", metavar="ID", type=parse_run_id, default=None,
+              help="name of this run's folder, not used before (default: time-scale-random)")
 
 
 def scale_overrides(params: list[tuple[str, int]]) -> dict[str, int]:

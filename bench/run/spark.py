@@ -141,7 +141,7 @@ class SparkApps:
                 "scala": jvm.scala.util.Properties.versionNumberString()}
 
 
-if __name__ == "__main__":  # `python -m bench.spark`: the Makefile's one-line Java check
+if __name__ == "__main__":  # `python -m bench.run.spark`: the Makefile's one-line Java check
     import sys
 
     try:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import pyarrow.parquet as pq
 
-from bench.storage import Files
+from bench.core.storage import Files
 
 FORMAT_COLUMN_PREFIXES = ("_hoodie_",)
 INDEX_FOOTER_KEYS = ("org.apache.hudi.bloomfilter",)  # footer key-value entries that serve an index

@@ -1,4 +1,7 @@
-"""Measuring one operation: time it, diff the table directory, read the format's own account, check answers."""
+"""Measuring one operation: time it over rounds, diff the table directory, read the format's own account, verify rows.
+
+Reads on every engine are in ``reads.py``.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bench import uncertainty
-from bench.anatomy import anatomy
-from bench.engines import PRIMARY
+from bench.core import uncertainty
+from bench.core.ledger import LEDGER, OPERATIONS
 from bench.exceptions import WrongAnswer
 from bench.formats.base import DATA
-from bench.ledger import LEDGER, OPERATIONS
-from bench.probe import Listing, diff, list_files, table_size
-from bench.queries import Query, money, normalize
+from bench.measure.anatomy import anatomy
+from bench.measure.probe import Listing, diff, list_files, table_size
+from bench.workload.queries import money, normalize
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from bench.engines.base import ReadEngine
     from bench.formats.base import TableFormat, TableRef
 
 
@@ -72,57 +73,6 @@ def degradation_rate(latencies: list[float]) -> float:
     """LST-Bench's degradation rate: the mean of the relative change between consecutive measurements."""
     steps = [(b - a) / a for a, b in zip(latencies, latencies[1:]) if a > 0]
     return statistics.fmean(steps) if steps else 0.0
-
-
-def summarize(seconds: list[float]) -> dict[str, float]:
-    return {"min": min(seconds), "median": statistics.median(seconds), "max": max(seconds), "n": len(seconds)}
-
-
-def run_reads(engines: list[ReadEngine], fmt: TableFormat, table: TableRef, queries: list[Query],
-              expected: dict[str, list[tuple]], repeats: int, mode: str = "snapshot") -> dict[str, dict[str, Any]]:
-    """Run each dashboard query ``repeats`` times on every engine; every answer must equal the expected one.
-
-    The first engine (Spark, which wrote the table) is the reference: its figures stay at the top level of each
-    query's record, every engine's (its own included) are under ``engines``. Where another engine cannot read
-    the configuration at all, that is recorded as unsupported (with the engine's error) and the run goes on.
-
-    Raises:
-        WrongAnswer: an engine's answer differs (a fast wrong answer is a failure, not a result).
-    """
-    out: dict[str, dict[str, Any]] = {}
-    for query in queries:
-        by_engine = {engine.name: _read_on(engine, fmt, table, query, expected[query.name], repeats, mode)
-                     for engine in engines}
-        out[query.name] = {**by_engine[engines[0].name], "mode": mode, "engines": by_engine}
-    return out
-
-
-def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query, expected: list[tuple],
-             repeats: int, mode: str) -> dict[str, Any]:
-    seconds, answer = [], []
-    for _ in range(repeats):
-        result = engine.attempt(fmt, table, query.sql, mode, reference=engine.name == PRIMARY)
-        if isinstance(result, str):
-            return {"unsupported": result, "version": engine.version()}
-        seconds.append(result[0])
-        answer = normalize(result[1])
-    if answer != expected:
-        raise WrongAnswer(disagreement(engine.version(), fmt.config_id, mode, query.name, answer, expected))
-    return {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
-
-
-def _cold_and_warm(seconds: list[float]) -> dict[str, Any]:
-    """The first read of a query on a table state is cold (metadata and footers not cached yet) and is kept apart;
-    the figures (``seconds``, median, ...) are the warm repeats, or the one read where there is no repeat."""
-    cold, warm = seconds[:1], (seconds[1:] or seconds)
-    return {"seconds": warm, **summarize(warm), "cold_s": cold}
-
-
-def disagreement(engine: str, config_id: str, mode: str, query: str, got: list[tuple], want: list[tuple]) -> str:
-    """One line naming the engine, configuration, query and a few differing rows."""
-    extra, lacking = sorted(set(got) - set(want)), sorted(set(want) - set(got))
-    return (f"{engine} answered {query} on {config_id} ({mode} read) wrongly: {len(got)} rows, expected {len(want)}; "
-            f"rows it returned that are not expected: {extra[:3]}; expected rows it did not return: {lacking[:3]}")
 
 
 @dataclass
@@ -215,29 +165,3 @@ def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_
     return {"row_count": count, "rows_changed_verified": len(got)}
 
 
-def status_update_rounds(benchmark: Any, lab: Any, name: str, data: Any, keys: list[int], rounds: int,
-                         label: str, progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
-    """Set ``status`` on ``keys`` for ``rounds`` pytest-benchmark rounds, each on table ``name`` restored from
-    ``data`` (outside the timed region), then check that exactly those rows carry it.
-
-    Raises:
-        AssertionError: a different number of rows carries ``status``.
-    """
-    fmt, spark = lab.fmt, lab.spark
-    keys_view = lab.keys_view("status_update_keys", keys)
-    record, state = Rounds(len(keys) * data.bytes_per_row), {}
-
-    def setup():
-        record.close()
-        progress(f"{label}: round {record.number}/{rounds}")
-        state["table"] = lab.session.base_table(spark, fmt, name, data)
-        record.start(fmt, state["table"])
-        return (state["table"],), {}
-
-    benchmark.pedantic(measured(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{status}'"})),
-                       setup=setup, rounds=rounds, iterations=1)
-    record.close()
-    rel = fmt.relation(spark, state["table"])
-    changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{status}'").collect()[0][0]
-    assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
-    return state["table"], record, changed

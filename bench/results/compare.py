@@ -5,7 +5,9 @@ can read each configuration at all) are the same for the same
 data, seed and versions: every change is reported; changed answers, or bytes/files growing beyond
 ``byte_tolerance``, fail. Timings fail only when the median slowed down by more than ``threshold`` *and* the
 95% bootstrap intervals of the two medians do not overlap, on at least ``MIN_ROUNDS`` rounds each (shared CI
-runners are noisy; two rounds cannot tell a regression from a busy machine).
+runners are noisy; two rounds cannot tell a regression from a busy machine). A metric the baseline did not record
+yet is "new", never a failure. A configuration that passed in the baseline and fails now fails the gate; two runs
+with no measured benchmark in common are not comparable (their own exit code, not a pass).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import uncertainty
-from bench.report.load import Run
+from bench.core import uncertainty
+from bench.results.contract import Run
 
 MIN_ROUNDS = 3  # fewer rounds than this cannot tell a slowdown from a busy machine
 
@@ -40,13 +42,22 @@ class Finding:
     metric: str
     baseline: Any
     current: Any
-    verdict: str  # "fail" | "changed" | "ok"
+    verdict: str  # "fail" | "changed" | "new" | "ok"
     note: str = ""
+
+
+ORDER = {"fail": 0, "changed": 1, "new": 2, "ok": 3}
 
 
 @dataclass
 class Comparison:
     findings: list[Finding] = field(default_factory=list)
+    compared: int = 0  # benchmarks measured in both runs
+    why_incomparable: str = ""
+
+    @property
+    def comparable(self) -> bool:
+        return self.compared > 0
 
     @property
     def failed(self) -> list[Finding]:
@@ -58,16 +69,19 @@ class Comparison:
 
     def text(self) -> str:
         lines = [f"{'verdict':<8} {'benchmark':<44} {'metric':<32} {'baseline':>14} {'current':>14}  note"]
-        for f in sorted(self.findings, key=lambda f: ({"fail": 0, "changed": 1, "ok": 2}[f.verdict], f.benchmark)):
+        for f in sorted(self.findings, key=lambda f: (ORDER[f.verdict], f.benchmark)):
             if f.verdict != "ok":
                 lines.append(f"{f.verdict.upper():<8} {f.benchmark:<44} {f.metric:<32} {_fmt(f.baseline):>14} {_fmt(f.current):>14}  {f.note}")
         ok = sum(1 for f in self.findings if f.verdict == "ok")
-        lines.append(f"{len(self.failed)} failed, {len(self.changed)} changed, {ok} unchanged")
+        new = sum(1 for f in self.findings if f.verdict == "new")
+        lines.append(f"{len(self.failed)} failed, {len(self.changed)} changed, {new} new, {ok} unchanged "
+                     f"({self.compared} benchmarks in both runs)")
         return "\n".join(lines)
 
     def markdown(self, baseline: Run, current: Run) -> str:
+        verdict = "REGRESSION" if self.failed else "OK" if self.comparable else "NOTHING TO COMPARE"
         head = (f"### cowmor: {current.run_id} vs {baseline.run_id}\n\n"
-                f"**{'REGRESSION' if self.failed else 'OK'}** — {len(self.failed)} failed, {len(self.changed)} changed\n\n")
+                f"**{verdict}** — {len(self.failed)} failed, {len(self.changed)} changed, {self.compared} compared\n\n")
         rows = [f for f in self.findings if f.verdict != "ok"]
         if not rows:
             return head + "No change in bytes, files, rows or answers; no timing regression.\n"
@@ -110,7 +124,7 @@ def _answer_verdict(baseline: Any, current: Any) -> tuple[str, str]:
     if baseline == current:
         return "ok", ""
     if baseline is None:
-        return "changed", "new in the current run"
+        return "new", "new in the current run"
     if isinstance(baseline, tuple) and baseline[0] == "unsupported" and not (isinstance(current, tuple) and current[0] == "unsupported"):
         return "changed", "the engine now reads this configuration"
     return "fail", "answers differ" if current is not None else "read missing from the current run"
@@ -118,18 +132,25 @@ def _answer_verdict(baseline: Any, current: Any) -> tuple[str, str]:
 
 def compare(baseline: Run, current: Run, threshold: float = 0.25, byte_tolerance: float = 0.02) -> Comparison:
     result = Comparison()
-    base = {b["name"]: b for b in baseline.benchmarks}
-    cur = {b["name"]: b for b in current.benchmarks}
+    base = {r.name: r for r in baseline.records()}
+    cur = {r.name: r for r in current.records()}
     for name in sorted(set(base) - set(cur)):
         result.findings.append(Finding(name, "measured", "yes", "no", "fail", "missing from the current run"))
     for name in sorted(set(cur) - set(base)):
-        result.findings.append(Finding(name, "measured", "no", "yes", "changed", "new in the current run"))
+        result.findings.append(Finding(name, "measured", "no", "yes", "new", "new in the current run"))
+    _compare_outcomes(baseline, current, result)
+    result.compared = len(set(base) & set(cur))
+    if not result.compared:
+        result.why_incomparable = (f"no benchmark was measured in both runs ({len(base)} in {baseline.run_id}, "
+                                   f"{len(cur)} in {current.run_id})")
     for name in sorted(set(base) & set(cur)):
-        bx, cx = base[name].get("extra_info") or {}, cur[name].get("extra_info") or {}
+        bx, cx = base[name].info, cur[name].info
         for label, path in DETERMINISTIC:
             b, c = _dig(bx, path), _dig(cx, path)
             if b == c:
                 result.findings.append(Finding(name, label, b, c, "ok"))
+            elif b is None:
+                result.findings.append(Finding(name, label, b, c, "new", "not recorded in the baseline"))
             elif isinstance(b, (int, float)) and isinstance(c, (int, float)) and c <= b * (1 + byte_tolerance):
                 result.findings.append(Finding(name, label, b, c, "changed", f"{(c / b - 1) if b else 0:+.1%}"))
             else:
@@ -139,10 +160,22 @@ def compare(baseline: Run, current: Run, threshold: float = 0.25, byte_tolerance
         for key in sorted(set(ba) | set(ca)):
             verdict, note = _answer_verdict(ba.get(key), ca.get(key))
             result.findings.append(Finding(name, f"answer {key}", ba.get(key), ca.get(key), verdict, note))
-        verdict, note = _timing_verdict(base[name]["stats"], cur[name]["stats"], threshold)
-        result.findings.append(Finding(name, "median seconds", base[name]["stats"]["median"], cur[name]["stats"]["median"],
+        verdict, note = _timing_verdict(base[name].stats, cur[name].stats, threshold)
+        result.findings.append(Finding(name, "median seconds", base[name].stats["median"], cur[name].stats["median"],
                                        verdict, note))
     return result
+
+
+def _compare_outcomes(baseline: Run, current: Run, result: Comparison) -> None:
+    """A test that passed in the baseline and fails (or errors) now fails the gate, measured or not."""
+    def key(o: dict[str, Any]) -> str:
+        return str(o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]")
+    before = {key(o): o for o in baseline.outcomes}
+    for o in current.outcomes:
+        was = before.get(key(o))
+        if o.get("outcome") == "failed" and (was is None or was.get("outcome") != "failed"):
+            result.findings.append(Finding(key(o), "outcome", was.get("outcome") if was else None, "failed", "fail",
+                                           str(o.get("reason") or "")[:200]))
 
 
 def _timing_verdict(bs: dict, cs: dict, threshold: float) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.report import load
+from bench.results import load
 
 SEED_FILES, SEED_ROWS, SEED_ROWS_PER_FILE = 4800, 1200, 20000
 SEED_FIGURES = {"copy-on-write": "6 GB written in 8 minutes", "merge-on-read": "4 MB in 12 seconds, reads +80 ms"}
@@ -67,19 +67,16 @@ def _power_fit(files: list[int], values: list[float], at: float) -> float:
 
 def growth_of(run: load.Run) -> list[Growth]:
     points: dict[str, list[dict]] = {}
-    for b in run.benchmarks:
-        x = b.get("extra_info") or {}
-        if x.get("scenario") == "table_growth":
-            points.setdefault(x["config_id"], []).append({**x, "data": (b.get("stats") or {}).get("data") or [b["stats"]["median"]]})
+    for r in run.records("table_growth"):
+        points.setdefault(r.config_id, []).append({**r.info, "data": r.seconds})
     out = []
-    from bench.formats import CONFIGS
-
+    matrix = run.matrix
     for config_id, xs in points.items():
         xs.sort(key=lambda x: x["files_total"])
         out.append(Growth(config_id, [x["files_total"] for x in xs], [x["data"] for x in xs],
                           [x["filesystem"]["bytes_added"] for x in xs], [x["files_touched"] for x in xs],
                           xs[-1]["rows_targeted"], int(xs[-1]["rows_total"] / xs[-1]["files_total"]),
-                          not CONFIGS[config_id].merges_on_read if config_id in CONFIGS else config_id.endswith("-cow")))
+                          not matrix.merges_on_read(config_id)))
     return out
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.core.storage import Files
 from bench.formats.base import FILE_KINDS
-from bench.storage import Files
 
 CHECKSUM_SUFFIX = ".crc"  # Hadoop writes a .crc beside every file; counted apart, never as data
 

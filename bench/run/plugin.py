@@ -6,24 +6,20 @@ right family, an adapter and the base data; the scenario does the measuring.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bench import ledger, uncertainty
+from bench.core import ledger, uncertainty
 from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
-from bench.measure import run_reads
-from bench.options import add_options
-from bench.session import BenchSession
+from bench.run.lab import Lab
+from bench.run.options import add_options
+from bench.run.session import BenchSession
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
 
-    from bench.engines.base import ReadEngine
-    from bench.formats.base import TableFormat, TableRef
-    from bench.queries import Query
+    pass
 
 SESSION_KEY = pytest.StashKey[BenchSession]()
 OUTCOMES_KEY = pytest.StashKey[dict]()
@@ -140,7 +136,7 @@ def pytest_benchmark_update_json(config: pytest.Config, benchmarks: list, output
     """Make the JSON self-contained: the environment and every outcome (skips included) travel with it."""
     session = config.stash[SESSION_KEY]
     noisy = []
-    for b in output_json.get("benchmarks", []):  # every timed figure carries its uncertainty (bench/uncertainty.py)
+    for b in output_json.get("benchmarks", []):  # every timed figure carries its uncertainty (bench/core/uncertainty.py)
         figure = uncertainty.describe(b["stats"].get("data") or [b["stats"]["median"]])
         b.setdefault("extra_info", {})["uncertainty"] = figure
         if figure["cv"] > uncertainty.CV_FLAG:
@@ -159,7 +155,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if session.config.stash[OUTCOMES_KEY]:
         bench.write_json("environment.json", bench.environment())
         bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown())
-    bench.close_engines()
+    bench.readers.close()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -173,9 +169,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if noisy:
         terminalreporter.write_line(f"cowmor: noisy (coefficient of variation over {uncertainty.CV_FLAG:.0%}): "
                                     + "; ".join(noisy), yellow=True)
-    for name, reason in bench.skipped_engines().items():
+    for name, reason in bench.readers.skipped().items():
         terminalreporter.write_line(f"cowmor: engine {name} skipped: {reason}", yellow=True)
-    for name, engine in bench.engines_record().items():
+    for name, engine in bench.readers.record().items():
         for config_id, modes in (engine.get("support") or {}).items():
             for mode, status in modes.items():
                 if status != "reads":
@@ -237,25 +233,6 @@ def payments(cowmor: BenchSession, progress):
     return cowmor.payments()
 
 
-@dataclass
-class Lab:
-    """What a scenario needs for one configuration: the adapter, its Spark session, the run session."""
-
-    fmt: TableFormat
-    spark: SparkSession
-    session: BenchSession
-    engines: list[ReadEngine]
-
-    def reads(self, table: TableRef, queries: list[Query], expected: dict[str, list[tuple]], repeats: int,
-              mode: str = "snapshot") -> dict[str, dict]:
-        """The dashboard ``queries`` on every read engine, each answer checked (see ``measure.run_reads``)."""
-        return run_reads(self.engines, self.fmt, table, queries, expected, repeats, mode)
-
-    def keys_view(self, name: str, keys: list[int], key: str = "txn_id") -> str:
-        self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)
-        return name
-
-
 @pytest.fixture
 def lab(config_id: str, cowmor: BenchSession, progress) -> Lab:
     """Skip (with the reason) where the family's jars are missing; start its Spark app and warm it up."""
@@ -271,8 +248,8 @@ def lab(config_id: str, cowmor: BenchSession, progress) -> Lab:
     except JavaNotFound as err:
         pytest.exit(str(err), returncode=3)
     fmt = cowmor.adapter(config_id)
-    cowmor.warm_up(spark, fmt)
-    return Lab(fmt, spark, cowmor, cowmor.read_engines(spark))
+    cowmor.tables.warm_up(spark, fmt)
+    return Lab(fmt, spark, cowmor, cowmor.readers.for_spark(spark))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -79,6 +79,11 @@ PRESETS: dict[str, Scale] = {
 }
 
 
+MAX_PARAM = 10_000_000_000
+MAX_FILES = 1_000_000
+MAX_ROWS = 100_000_000_000
+
+
 def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
     """Return the preset ``name`` with ``overrides`` applied.
 
@@ -96,7 +101,12 @@ def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
             continue
         if not isinstance(value, int) or value <= 0:
             raise BadOption(f"scale parameter {key} must be a positive integer, got {value!r}")
+        if value > MAX_PARAM:
+            raise BadOption(f"scale parameter {key}={value:,} is above the bound of {MAX_PARAM:,}")
     scale = dataclasses.replace(scale, **(overrides or {}))
+    if scale.files > MAX_FILES or scale.rows > MAX_ROWS:
+        raise BadOption(f"the payments table would hold {scale.files:,} files and {scale.rows:,} rows; the bounds are "
+                        f"{MAX_FILES:,} files and {MAX_ROWS:,} rows")
     if scale.sweep_points > 6:
         raise BadOption(f"sweep_points={scale.sweep_points}: the update sweep has 6 points")
     if scale.hotfix_rows > scale.rows:

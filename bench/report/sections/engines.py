@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.report import charts, confidence, load
-from bench.report.costmodel import Profile, cow_mor_pairs
+from bench.report import charts, confidence
+from bench.report.costmodel import Profile
 from bench.report.html_parts import img, note, table
+from bench.results import load
 
 K_DEFAULT = 10  # writes per compaction for the break-even table, as in the main break-even section
 
@@ -57,7 +58,7 @@ def verdicts_per_engine(run: load.Run, reads: pd.DataFrame, profiles: list[Profi
     pairs, recs = [], []
     for engine, group in reads[reads.unsupported.isna()].groupby("engine", sort=False):
         samples = confidence.samples_of(run, group)
-        pair_ids = cow_mor_pairs(samples)
+        pair_ids = run.matrix.cow_mor_pairs(samples)
         verdicts, breaks, _ = confidence.simulate(samples, profiles, pair_ids, K_DEFAULT)
         for b in breaks:
             pairs.append({"pair": f"{b.pair[0]} vs {b.pair[1]}", "engine": engine,

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from bench.datagen import FIRST_DAY, TableShape, decimal_from_cents, write_once
-from bench.queries import CENT, Query, money, normalize
+from bench.workload.datagen import FIRST_DAY, TableShape, decimal_from_cents, write_once
+from bench.workload.queries import CENT, Query, money, normalize
 
 ORDER_ID_BASE = 5_000_000_000
 CITIES = ("Bengaluru", "Mumbai", "Delhi", "Hyderabad", "Chennai", "Pune")

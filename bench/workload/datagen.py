@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.storage import Files
+from bench.core.storage import Files
 
 GENERATOR_VERSION = 1
 FIRST_DAY = dt.date(2026, 1, 1)
