@@ -1,13 +1,13 @@
 """A Spark standalone master and worker on loopback, from the installed pyspark: the real thing, small.
 
 Used by ``make cluster-test`` to prove the harness runs unchanged against ``spark://`` masters. Both JVMs
-run in their own process group and are stopped by it, whatever happens (executors die with the worker).
+are daemons of the process that starts them (``daemons.py``): their own process group, stopped as one, and killed
+by the kernel if that process dies, killed from outside included (executors die with the worker).
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import CowmorError
+from bench.run.daemons import group_alive, spawn
+from bench.run.daemons import stop as stop_daemon
+
+__all__ = ["StandaloneCluster", "group_alive", "free_port", "spark_home"]
 
 
 def spark_home() -> Path:
@@ -53,10 +57,8 @@ class StandaloneCluster:
     master_url: str = ""
 
     def _start(self, name: str, *args: str) -> subprocess.Popen:
-        log = open(self.work_dir / f"{name}.log", "w")
         env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_HOME": str(spark_home())}
-        proc = subprocess.Popen([str(spark_home() / "bin" / "spark-class"), *args], stdout=log, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True)  # own process group: stopped as one
+        proc = spawn([str(spark_home() / "bin" / "spark-class"), *args], self.work_dir / f"{name}.log", env)
         self.procs.append(proc)
         return proc
 
@@ -92,31 +94,9 @@ class StandaloneCluster:
         pids = []
         for proc in reversed(self.procs):
             pids.append(proc.pid)
-            for sig, grace in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
-                try:
-                    os.killpg(proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                deadline = time.monotonic() + grace
-                while time.monotonic() < deadline:
-                    proc.poll()  # reap the leader
-                    if not group_alive(proc.pid):
-                        break
-                    time.sleep(0.2)
-                if not group_alive(proc.pid):
-                    break
+            stop_daemon(proc)
         self.procs.clear()
         return pids
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True

@@ -80,3 +80,26 @@ def test_daemons_are_stopped_even_on_failure(tmp_path):
             pids = [p.pid for p in cluster.procs]
             raise RuntimeError("a failing test body")
     assert not any(group_alive(pid) for pid in pids)
+
+
+def test_daemons_die_when_the_process_holding_them_is_killed(tmp_path):
+    """A CI time limit or a timeout kills the test process from outside: no Master or Worker may outlive it."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("import sys, time, pathlib; from bench.run.cluster import StandaloneCluster; "
+            "c = StandaloneCluster(pathlib.Path(sys.argv[1])).__enter__(); "
+            "print(' '.join(str(p.pid) for p in c.procs), flush=True); time.sleep(600)")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        pids = [int(p) for p in holder.stdout.readline().split()]
+        assert len(pids) == 2 and all(group_alive(p) for p in pids)
+        holder.kill()  # SIGKILL: none of the holder's cleanup runs
+        holder.wait()
+        deadline = time.monotonic() + 60  # a bound on a hang; the kernel's parent-death signal acts at once
+        while time.monotonic() < deadline and any(group_alive(p) for p in pids):
+            time.sleep(0.5)
+        assert not any(group_alive(p) for p in pids), "a Spark daemon outlived the killed process that started it"
+    finally:
+        holder.kill()
