@@ -12,8 +12,17 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="notebook")
+# the seven configurations keep their colours from run to run; any other (a new format) gets one of its own
 PALETTE = {"iceberg-cow": "#1f4e79", "iceberg-mor": "#4f8fd6", "iceberg-dv": "#9cc3ee",
            "hudi-cow": "#7a3b00", "hudi-mor": "#e08a2c", "delta-cow": "#1b5e20", "delta-dv": "#66bb6a"}
+
+
+def palette(config_ids) -> dict[str, str]:
+    """A colour per configuration present: the fixed ones, then distinct colours for configurations not listed."""
+    present = list(dict.fromkeys(config_ids))
+    others = sorted(c for c in present if c not in PALETTE)
+    extra = sns.color_palette("husl", n_colors=max(len(others), 1)).as_hex()
+    return {**{c: PALETTE[c] for c in PALETTE if c in present}, **dict(zip(others, extra))}
 
 
 def _png(fig) -> bytes:
@@ -26,9 +35,10 @@ def _png(fig) -> bytes:
 
 def latency_by_config(samples: pd.DataFrame, title: str) -> bytes:
     """Every round as a dot, the median as a bar: spread is visible, not hidden in an error bar."""
-    order = [c for c in PALETTE if c in set(samples.config_id)]
+    colours = palette(samples.config_id)
+    order = list(colours)
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
-    sns.barplot(samples, x="config_id", y="seconds", hue="config_id", order=order, palette=PALETTE,
+    sns.barplot(samples, x="config_id", y="seconds", hue="config_id", order=order, palette=colours,
                 estimator="median", errorbar=None, ax=ax, legend=False)
     sns.stripplot(samples, x="config_id", y="seconds", order=order, color="black", size=4, ax=ax)
     ax.set(xlabel="", ylabel="seconds (bar = median, dots = rounds)", title=title)
@@ -59,7 +69,7 @@ def grouped_bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, ylab
 
 def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, logx: bool = False) -> bytes:
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
-    sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=PALETTE, ax=ax)
+    sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=palette(frame.config_id), ax=ax)
     if logx:
         ax.set_xscale("log")
     else:
@@ -73,9 +83,10 @@ def break_even_lines(curves: pd.DataFrame, crossings: list[tuple[float, float, s
     """Total cost per write cycle against reads per write (log-log), each configuration's 95% band (``bands``:
     config_id, reads_per_write, low, high) shaded, crossovers and profiles marked."""
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
-    sns.lineplot(curves, x="reads_per_write", y="seconds", hue="config_id", palette=PALETTE, ax=ax)
+    colours = palette(curves.config_id)
+    sns.lineplot(curves, x="reads_per_write", y="seconds", hue="config_id", palette=colours, ax=ax)
     for config_id, band in (bands.groupby("config_id") if bands is not None else ()):
-        ax.fill_between(band.reads_per_write, band.low, band.high, color=PALETTE.get(config_id, "grey"), alpha=0.18,
+        ax.fill_between(band.reads_per_write, band.low, band.high, color=colours.get(config_id, "grey"), alpha=0.18,
                         linewidth=0)
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -66,7 +66,7 @@ def parse_profile(text: str) -> Profile:
             values[key.strip()] = float(value)
         except ValueError:
             raise BadOption(f"--profile {text!r}: {value!r} is not a number") from None
-    if "reads_per_write" not in values or min(values.values()) <= 0:
+    if "reads_per_write" not in values or not all(math.isfinite(v) and v > 0 for v in values.values()):
         raise BadOption(f"--profile {text!r}: reads_per_write (and writes_per_compaction) must be positive numbers")
     return Profile(name or "custom", values["reads_per_write"], values["writes_per_compaction"], "user-supplied")
 

@@ -336,15 +336,19 @@ def load_run(path: Path | str) -> Run:
     else:
         where = bench_path
     _expect(isinstance(cowmor, dict), where, "the 'cowmor' block is not an object")
-    env = cowmor.get("environment") or {}
+    env = cowmor.get("environment")
+    env = {} if env is None else env
     _expect(isinstance(env, dict), where, "the environment is not an object")
     version = _version(where, env)
     if version != SCHEMA_VERSION:
         raise BadRecord(f"{folder}: recorded with results schema version {version}, this cowmor reads version "
                         f"{SCHEMA_VERSION}: re-run it with this version, or read it with the cowmor that recorded it")
-    _check_outcomes(where, cowmor.get("outcomes") or [])
+    _check_outcomes(where, [] if cowmor.get("outcomes") is None else cowmor["outcomes"])
     if env.get("run_id") is not None:
-        check_run_id(env["run_id"])
+        try:
+            check_run_id(env["run_id"])
+        except BadRecord as err:
+            raise BadRecord(f"{where}: the recorded {err}") from None
     return Run(bench_path, data, partial=partial)
 
 

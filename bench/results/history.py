@@ -97,7 +97,7 @@ def append(history: Path, run: Run) -> pd.DataFrame:
     """
     history = Path(history)
     history.parent.mkdir(parents=True, exist_ok=True)
-    if history.exists() and not os.access(history, os.W_OK):
+    if history.exists() and (not os.access(history, os.W_OK) or not history.stat().st_mode & 0o222):
         raise BadRecord(f"{history}: the history is read-only; not replacing it")
     with _locked(history):
         old = read(history)

@@ -133,7 +133,7 @@ def check_master_reachable(master: str, timeout: float = 3.0) -> None:
         raise BadOption(f"Spark master {master} cannot be reached ({last})")
 
 
-def check_warehouse(location: str, timeout: float = REMOTE_CHECK_S) -> None:
+def check_warehouse(location: str, timeout: float | None = None) -> None:
     """A local path, or a URI of a known scheme that answers within ``timeout`` seconds.
 
     The remote check runs in a child process: a filesystem that hangs (no network) is cut off, and one that loads
@@ -147,6 +147,7 @@ def check_warehouse(location: str, timeout: float = REMOTE_CHECK_S) -> None:
     scheme = urlparse(location).scheme
     if scheme not in REMOTE_SCHEMES or not urlparse(location).netloc:
         raise BadOption(f"--warehouse {location}: not a local path nor a {', '.join(f'{s}://' for s in REMOTE_SCHEMES)} URI")
+    timeout = timeout or REMOTE_CHECK_S
     probe = "import sys; from bench.core.storage import Files; Files.of(sys.argv[1]).exists()"
     try:
         done = subprocess.run([sys.executable, "-c", probe, location], capture_output=True, text=True, timeout=timeout,

@@ -1,0 +1,82 @@
+"""The results contract: its builder, validator and typed readers, and that a new format is one adapter file for the
+report (the report, cost model and claims take families and pairs from the recorded matrix)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.cli import main
+from bench.exceptions import BadRecord
+from bench.report.build import build_report
+from bench.results.contract import SCENARIO_FIELDS, SCHEMA_VERSION, Matrix, check_run_id, header, load_run, validate
+from tests.constructed import write_run
+
+FOUR_FAMILIES = {"iceberg-cow": ("iceberg", "cow", False), "iceberg-mor": ("iceberg", "mor", True),
+                 "lance-cow": ("lance", "cow", False), "lance-mv": ("lance", "mv", True)}
+
+
+def test_header_is_the_same_for_every_scenario_and_refuses_unknown_pairs():
+    h = header("payments_hotfix", "update", "iceberg-cow", "iceberg", "cow", "tiny", 42, [])
+    assert h["schema_version"] == SCHEMA_VERSION and h["scenario"] == "payments_hotfix" and "param" not in h
+    assert header("update_sweep", "update", "x", "f", "m", "tiny", 1, [], "1pct")["param"] == "1pct"
+    with pytest.raises(ValueError, match="not in the results contract"):
+        header("payments_hotfix", "upsert", "x", "f", "m", "tiny", 1, [])
+    assert all(op in ("update", "compaction", "sequence") for _, op in SCENARIO_FIELDS)
+
+
+def test_a_fresh_constructed_run_is_valid(tmp_path, capsys):
+    run_dir = write_run(tmp_path, "fresh")
+    assert validate(run_dir) == []
+    assert main(["validate", str(run_dir)]) == 0
+    assert "valid (results schema" in capsys.readouterr().out
+
+
+def test_a_run_of_the_old_shape_gets_one_clear_line(tmp_path, capsys):
+    run_dir = write_run(tmp_path, "old")
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    del data["cowmor"]["environment"]["schema_version"]  # every run recorded before the contract
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    assert main(["validate", str(run_dir)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "schema version 1" in err and f"reads version {SCHEMA_VERSION}" in err
+    with pytest.raises(BadRecord, match="schema version 1"):
+        build_report([run_dir], tmp_path / "out")
+
+
+def test_the_validator_names_missing_fields(tmp_path):
+    run_dir = write_run(tmp_path, "holes")
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    del data["benchmarks"][0]["extra_info"]["reads_after"]
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    problems = validate(run_dir)
+    assert any("lacks reads_after" in p for p in problems), problems
+
+
+def test_a_fake_fourth_family_is_reported_from_the_recorded_matrix(tmp_path):
+    """No report module knows 'lance': it appears in the break-even pairs, the claims and the charts all the same."""
+    run_dir = write_run(tmp_path, "four", FOUR_FAMILIES, engines=("spark", "duckdb"))
+    run = load_run(run_dir)
+    assert run.matrix.families == ["iceberg", "lance"]
+    assert ("lance-cow", "lance-mv") in run.matrix.cow_mor_pairs()
+    page = build_report([run_dir], tmp_path / "out").read_text()
+    assert page.count("lance-cow vs lance-mv") >= 2  # break-even per pair, and per engine
+    assert "lance-cow writes" in page  # the bytes claim pairs it too
+    assert "lance-mv" in (tmp_path / "out" / "results.csv").read_text()
+
+
+def test_matrix_from_ids_is_only_a_fallback():
+    m = Matrix.from_ids(["a-cow", "a-mor", "b-cow"])
+    assert m.cow_mor_pairs() == [("a-cow", "a-mor")] and m.families == ["a", "b"]
+
+
+@pytest.mark.parametrize("bad", ["", ".", "..", "../x", "/abs", "a/b", "x" * 101, "-lead", "sp ace", "ü"])
+def test_run_ids_are_one_safe_path_component(bad):
+    with pytest.raises(BadRecord):
+        check_run_id(bad)
+
+
+def test_good_run_ids_pass():
+    for good in ("20261124T000000Z-small-abc123", "a", "nightly.1", "001"):
+        assert check_run_id(good) == good
