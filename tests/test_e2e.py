@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bench.formats import CONFIGS
+from tests.conftest import ARTIFACTS, ROOT
 
 pytestmark = pytest.mark.spark
 ICEBERG = ("iceberg-cow", "iceberg-mor", "iceberg-dv")
@@ -443,3 +444,17 @@ def test_concurrent_compaction_records_every_commit_and_keeps_every_committed_ba
     if "hudi-mor" in infos:
         keys = {s["key"] for s in infos["hudi-mor"]["concurrency_settings"]}
         assert {"hoodie.write.concurrency.mode", "hoodie.write.lock.provider"} <= keys
+
+
+@pytest.mark.spark
+def test_the_tiny_runs_hold_the_results_contract(tiny_run):
+    """Each process's recorded run, and their merge, pass the validator CI runs (``python -m bench validate``)."""
+    import subprocess
+    import sys
+
+    folders = [tiny_run["run_dir"], *sorted(tiny_run["run_dir"].parent.glob("e2e-*"))]
+    done = subprocess.run([sys.executable, "-m", "bench", "validate", *map(str, folders)], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("valid (results schema 2") == len(folders) >= 3, done.stdout
+    (ARTIFACTS / "validate.txt").write_text(done.stdout)

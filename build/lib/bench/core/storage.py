@@ -1,0 +1,129 @@
+"""Files under any warehouse URI, through pyarrow's filesystem layer: a small pathlib-like view.
+
+The storage probe, the Delta log and Hudi timeline parsers, the workspace and the data generator all read
+and write through this, so the same code lists a local directory, ``s3a://``, ``gs://``, ``abfss://`` or
+``hdfs://`` (credentials come from each filesystem's usual environment; see README "Running on a cluster").
+Spark keeps its own Hadoop FileSystem for the data itself; both see the same URI.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pyarrow.fs as pafs
+
+LOCAL_SCHEMES = ("", "file")
+# Hadoop's S3 connector says s3a://; pyarrow's S3 filesystem says s3://; the bucket and key are the same
+PYARROW_SCHEME = {"s3a": "s3", "s3n": "s3"}
+
+
+def is_local(location: str | Path) -> bool:
+    return urlparse(str(location)).scheme in LOCAL_SCHEMES or len(urlparse(str(location)).scheme) == 1
+
+
+@functools.lru_cache(maxsize=16)
+def _filesystem(scheme: str, netloc: str) -> pafs.FileSystem:
+    if scheme in LOCAL_SCHEMES:
+        return pafs.LocalFileSystem()
+    uri = f"{PYARROW_SCHEME.get(scheme, scheme)}://{netloc}/"
+    return pafs.FileSystem.from_uri(uri)[0]
+
+
+class Files:
+    """A file or directory on some filesystem, addressed like a ``pathlib.Path``."""
+
+    def __init__(self, fs: pafs.FileSystem, path: str, uri: str) -> None:
+        self.fs, self.path, self.uri = fs, path.rstrip("/") or "/", uri.rstrip("/") or uri
+
+    @classmethod
+    def of(cls, location: str | Path | Files) -> Files:
+        if isinstance(location, Files):
+            return location
+        text = str(location)
+        url = urlparse(text)
+        if is_local(text):
+            local = str(Path(url.path if url.scheme == "file" else text).absolute())
+            return cls(_filesystem("", ""), local, local)
+        fs = _filesystem(url.scheme, url.netloc)
+        if isinstance(fs, pafs.HadoopFileSystem):
+            path = url.path
+        elif url.scheme in ("abfs", "abfss"):  # abfss://container@account.dfs.core.windows.net/path
+            path = f"{url.username}{url.path}"
+        else:  # bucket/key
+            path = f"{url.netloc}{url.path}"
+        return cls(fs, path, text)
+
+    def __truediv__(self, name: str) -> Files:
+        return Files(self.fs, posixpath.join(self.path, name), f"{self.uri}/{name}")
+
+    def __str__(self) -> str:
+        return self.uri
+
+    def __repr__(self) -> str:
+        return f"Files({self.uri!r})"
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
+
+    @property
+    def parent(self) -> Files:
+        return Files(self.fs, posixpath.dirname(self.path), self.uri.rsplit("/", 1)[0])
+
+    def _info(self) -> pafs.FileInfo:
+        return self.fs.get_file_info(self.path)
+
+    def exists(self) -> bool:
+        return self._info().type != pafs.FileType.NotFound
+
+    def is_dir(self) -> bool:
+        return self._info().type == pafs.FileType.Directory
+
+    def is_file(self) -> bool:
+        return self._info().type == pafs.FileType.File
+
+    def iterdir(self) -> list[Files]:
+        infos = self.fs.get_file_info(pafs.FileSelector(self.path, allow_not_found=True))
+        return [self / posixpath.basename(i.path) for i in infos]
+
+    def walk(self) -> dict[str, int]:
+        """Every file below (relative path -> size in bytes); empty when the directory does not exist."""
+        infos = self.fs.get_file_info(pafs.FileSelector(self.path, recursive=True, allow_not_found=True))
+        prefix = self.path.rstrip("/") + "/"
+        return {i.path[len(prefix):]: i.size for i in infos if i.type == pafs.FileType.File}
+
+    def read_bytes(self) -> bytes:
+        with self.fs.open_input_stream(self.path) as f:
+            return f.read()
+
+    def read_text(self) -> str:
+        return self.read_bytes().decode()
+
+    def write_bytes(self, data: bytes) -> None:
+        self.fs.create_dir(posixpath.dirname(self.path), recursive=True)
+        with self.fs.open_output_stream(self.path) as f:
+            f.write(data)
+
+    def write_text(self, text: str) -> None:
+        self.write_bytes(text.encode())
+
+    def mkdir(self) -> None:
+        self.fs.create_dir(self.path, recursive=True)
+
+    def rename(self, target: Files) -> None:
+        self.fs.move(self.path, target.path)
+
+    def copy_tree(self, target: Files) -> None:
+        """Copy this directory's files to ``target`` (same or another filesystem), keeping relative paths."""
+        target.mkdir()
+        pafs.copy_files(self.path, target.path, source_filesystem=self.fs, destination_filesystem=target.fs,
+                        use_threads=True)
+
+    def delete(self) -> None:
+        if self.is_dir():
+            self.fs.delete_dir(self.path)
+        elif self.exists():
+            self.fs.delete_file(self.path)

@@ -1,0 +1,121 @@
+"""Delta Lake: copy-on-write (deletion vectors off) and deletion vectors on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.formats import delta_log
+from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
+from bench.formats.loading import one_task_per_input_file
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+DOC_SETUP = "https://docs.delta.io/3.3.2/delta-batch.html#configure-sparksession"
+DOC_DV = "https://docs.delta.io/3.3.2/delta-deletion-vectors.html"
+DOC_OPTIMIZE = "https://docs.delta.io/3.3.2/optimizations-oss.html"
+DOC_PROPERTIES = "https://docs.delta.io/3.3.2/table-properties.html"
+
+
+class TableProperties:
+    ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors"
+    # Delta 3.3 has no delta.targetFileSize; OPTIMIZE's target is this SQL conf (shared/DESIGN.md)
+    OPTIMIZE_MAX_FILE_SIZE = "spark.databricks.delta.optimize.maxFileSize"
+
+
+MODES = {"cow": "false", "dv": "true"}
+# operationMetrics that count changed rows: UPDATE, DELETE, and MERGE's target-row counters
+ROW_METRICS = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numTargetRowsDeleted", "numTargetRowsInserted")
+
+
+class DeltaFormat(SqlMergeVerbs, TableFormat):
+    family = "delta"
+    modes = tuple(MODES)
+
+    @classmethod
+    def spark_settings(cls, warehouse: Path) -> list[Setting]:
+        return [
+            Setting("spark", "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension", DOC_SETUP),
+            Setting("spark", "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog", DOC_SETUP),
+        ]
+
+    def table_settings(self) -> list[Setting]:
+        return [
+            Setting("table", TableProperties.ENABLE_DELETION_VECTORS, MODES[self.mode], DOC_DV),
+            Setting("session", TableProperties.OPTIMIZE_MAX_FILE_SIZE, str(self.target_file_bytes), DOC_OPTIMIZE),
+            Setting("session", "spark.sql.parquet.compression.codec", "snappy", DOC_PROPERTIES),
+        ]
+
+    def location(self, name: str) -> str:
+        return f"{self.warehouse}/delta/{name}"
+
+    @staticmethod
+    def _ident(table: TableRef) -> str:
+        return f"delta.`{table.location}`"
+
+    def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
+               ordering: str) -> TableRef:
+        table = TableRef(name, self.location(name), key, partition_by, ordering)
+        for s in self.table_settings():
+            if s.scope == "session":
+                spark.conf.set(s.key, s.value)
+        props = ", ".join(f"'{s.key}'='{s.value}'" for s in self.table_settings() if s.scope == "table")
+        spark.sql(f"CREATE TABLE {self._ident(table)} ({data._jdf.schema().toDDL()}) USING delta "
+                  f"PARTITIONED BY ({partition_by}) TBLPROPERTIES ({props})")
+        with one_task_per_input_file(spark):
+            data.write.format("delta").mode("append").save(str(table.location))
+        return table
+
+    def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
+        """Delta caches each table's log (``DeltaLog``) by path; a restored folder has an older log than the cache."""
+        spark._jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
+
+    def sql_name(self, table: TableRef) -> str:
+        return self._ident(table)
+
+    def concurrency_settings(self) -> list[Setting]:
+        """Delta's default optimistic concurrency: WriteSerializable; a losing commit raises a
+        ConcurrentModificationException subclass and is not retried by Delta."""
+        return [Setting("concurrency", "delta.isolationLevel", "WriteSerializable (default)",
+                        "https://docs.delta.io/3.3.2/concurrency-control.html")]
+
+    def compact(self, spark: SparkSession, table: TableRef) -> None:
+        """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""
+        if not self.merges_on_read:
+            super().compact(spark, table)
+        spark.sql(f"REORG TABLE {self._ident(table)} APPLY (PURGE)")
+
+    def relation(self, spark: SparkSession, table: TableRef, mode: str = "snapshot") -> str:
+        self.check_read_mode(mode)
+        return self._ident(table)
+
+    def commit_marker(self, table: TableRef) -> object:
+        return delta_log.latest_version(table.location)
+
+    def describe_commits(self, table: TableRef, since: object) -> CommitInfo:
+        total = CommitInfo(operation="")
+        for c in delta_log.commits_since(table.location, since):
+            metrics = c.operation_metrics
+            counted = [k for k in ROW_METRICS if k in metrics]
+            changed = sum(int(metrics[k]) for k in counted) if counted else None
+            total.add(CommitInfo(
+                operation=c.operation or "", data_files_added=c.files_added, data_files_removed=c.files_removed,
+                delete_files_added=c.dvs_added, delete_files_removed=c.dvs_removed,
+                bytes_added=c.bytes_added + c.dv_bytes_added, bytes_removed=c.bytes_removed,
+                rows_changed=changed, commits=1, raw=[c.as_dict()]))
+        return total
+
+    def live_files(self, spark: SparkSession, table: TableRef) -> dict[str, int]:
+        return delta_log.live_files(table.location)
+
+    def classify(self, relpath: str) -> str:
+        if relpath.startswith("_delta_log/"):
+            return METADATA
+        name = relpath.rsplit("/", 1)[-1]
+        if name.startswith("deletion_vector_") and name.endswith(".bin"):
+            return DELETE
+        return DATA if name.endswith(".parquet") else METADATA
+
+
+ADAPTER = DeltaFormat

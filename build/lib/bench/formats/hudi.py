@@ -1,0 +1,217 @@
+"""Apache Hudi: COPY_ON_WRITE and MERGE_ON_READ (snapshot and read-optimized reads, explicit compaction)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.exceptions import NotSupported
+from bench.formats import hudi_timeline
+from bench.formats.base import DATA, LOG, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
+from bench.formats.loading import one_task_per_input_file
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+# Hudi 1.1.1: the docs site's current pages, and the config definitions at the release tag (the authority
+# where a key was renamed in 1.1, e.g. the ordering field).
+DOC_QUICKSTART = "https://hudi.apache.org/docs/quick-start-guide"
+DOC_CONFIG = "https://hudi.apache.org/docs/configurations"
+DOC_COMPACTION = "https://hudi.apache.org/docs/compaction"
+DOC_PROCEDURES = "https://hudi.apache.org/docs/procedures#run_compaction"
+SRC = "https://github.com/apache/hudi/blob/release-1.1.1/"
+SRC_INDEX_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieIndexConfig.java"
+SRC_MERGER = SRC + "hudi-client/hudi-spark-client/src/main/java/org/apache/hudi/DefaultSparkRecordMerger.java"
+SRC_DATASOURCE = SRC + "hudi-spark-datasource/hudi-spark-common/src/main/scala/org/apache/hudi/DataSourceOptions.scala"
+SRC_STORAGE_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/HoodieStorageConfig.java"
+
+
+class WriteOptions:
+    """Hudi datasource/write-client keys, as Hudi 1.1.1 names them.
+
+    1.1 renamed the ordering (precombine) field to ``hoodie.table.ordering.fields``; the old
+    ``hoodie.datasource.write.precombine.field`` is deprecated and only an alternative key.
+    """
+
+    TABLE_NAME = "hoodie.table.name"
+    TABLE_TYPE = "hoodie.datasource.write.table.type"
+    RECORD_KEY = "hoodie.datasource.write.recordkey.field"
+    PARTITION_PATH = "hoodie.datasource.write.partitionpath.field"
+    ORDERING = "hoodie.table.ordering.fields"
+    MERGE_MODE = "hoodie.write.record.merge.mode"
+    OPERATION = "hoodie.datasource.write.operation"
+    QUERY_TYPE = "hoodie.datasource.query.type"
+
+
+MODES = {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}
+
+
+class HudiFormat(SqlMergeVerbs, TableFormat):
+    """Updates are Hudi's SQL ``UPDATE``, upserts and deletes ``MERGE INTO`` (as for Iceberg and Delta), on a catalog
+    table over the table's path. Hudi's SQL DML writes "prepped" records (the matched rows carry their file location in the
+    meta columns), so no index lookup runs; at ``small`` the datasource upsert with the SIMPLE index spent ~12 of
+    its ~35 s joining the incoming keys with every base file's keys (README, "How each format writes")."""
+
+    family = "hudi"
+    modes = tuple(MODES)
+    # the metadata table (files, column stats, ... partitions) is itself a MoR table written on every commit
+    parts = {".hoodie/metadata/": "metadata_table"}
+
+    @property
+    def read_modes(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("snapshot", "read_optimized") if self.mode == "mor" else ("snapshot",)
+
+    @classmethod
+    def spark_settings(cls, warehouse: Path) -> list[Setting]:
+        return [
+            Setting("spark", "spark.serializer", "org.apache.spark.serializer.KryoSerializer", DOC_QUICKSTART),
+            Setting("spark", "spark.kryo.registrator", "org.apache.spark.HoodieSparkKryoRegistrar", DOC_QUICKSTART),
+            Setting("spark", "spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension", DOC_QUICKSTART),
+            Setting("spark", "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog", DOC_QUICKSTART),
+        ]
+
+    def table_settings(self) -> list[Setting]:
+        w = WriteOptions
+        s = [
+            Setting("write", w.TABLE_TYPE, MODES[self.mode], DOC_CONFIG),
+            # the default once an ordering field is set; on equal ordering values the incoming record wins
+            # (DefaultSparkRecordMerger keeps the older one only if its value is strictly greater)
+            Setting("write", w.MERGE_MODE, "EVENT_TIME_ORDERING", SRC_MERGER),
+            Setting("write", "hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.SimpleKeyGenerator", DOC_CONFIG),
+            Setting("write", "hoodie.datasource.write.hive_style_partitioning", "true", DOC_CONFIG),
+            Setting("write", "hoodie.parquet.max.file.size", str(self.target_file_bytes), DOC_CONFIG),
+            Setting("write", "hoodie.parquet.small.file.limit", str(100 * 1024 * 1024), DOC_CONFIG),  # Hudi's default, explicit
+            Setting("write", "hoodie.parquet.compression.codec", "snappy", DOC_CONFIG),
+            Setting("write", "hoodie.index.type", "SIMPLE", SRC_INDEX_CONFIG),  # Spark's default in 1.1.1, explicit
+            # the default: MERGE INTO / UPDATE / DELETE write prepped records (no index lookup)
+            Setting("write", "hoodie.spark.sql.optimized.writes.enable", "true", SRC_DATASOURCE),
+            # the default, explicit: a ~430 KB bloom filter in every base file's footer (60000 entries, fpp 1e-9);
+            # kept because it is what a Hudi table carries for its bloom index, and reported as its own write cost
+            Setting("write", "hoodie.parquet.bloom.filter.enabled", "true", SRC_STORAGE_CONFIG),
+            Setting("write", "hoodie.metadata.enable", "true", DOC_CONFIG),
+            Setting("write", "hoodie.populate.meta.fields", "true", DOC_CONFIG),
+            Setting("write", "hoodie.bulkinsert.sort.mode", "NONE", DOC_CONFIG),  # keep the base layout
+            Setting("write", "hoodie.clean.automatic", "true", DOC_CONFIG),
+        ]
+        if self.mode == "mor":
+            # batch MoR writes turn inline compaction ON unless told otherwise (shared/DESIGN.md)
+            s.append(Setting("write", "hoodie.compact.inline", "false", DOC_COMPACTION))
+            s.append(Setting("compaction", "hoodie.compact.inline.max.delta.commits", "1", DOC_COMPACTION))
+        return s
+
+    def location(self, name: str) -> str:
+        return f"{self.warehouse}/hudi/{name}"
+
+    def _options(self, table: TableRef, operation: str) -> dict[str, str]:
+        w = WriteOptions
+        opts = {s.key: s.value for s in self.table_settings() if s.scope == "write"}
+        return opts | {w.TABLE_NAME: table.name, w.RECORD_KEY: table.key, w.PARTITION_PATH: table.partition_by,
+                       w.ORDERING: table.ordering, w.OPERATION: operation}
+
+    def _write(self, table: TableRef, frame: DataFrame, operation: str, mode: str = "append") -> None:
+        frame.write.format("hudi").options(**self._options(table, operation)).mode(mode).save(str(table.location))
+
+    def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
+               ordering: str) -> TableRef:
+        """``bulk_insert`` for the initial load (Hudi's default ``upsert`` would be an unfair bulk load)."""
+        table = TableRef(name, self.location(name), key, partition_by, ordering)
+        with one_task_per_input_file(spark):
+            self._write(table, data, "bulk_insert", mode="overwrite")
+        self._register(spark, table)
+        return table
+
+    def sql_name(self, table: TableRef) -> str:
+        return f"cowmor_{table.name}"
+
+    def _register(self, spark: SparkSession, table: TableRef) -> None:
+        """A session-catalog table over the path (Hudi's SQL DML needs one; ``hudi.`path``` is not supported).
+
+        External (LOCATION): dropping it never deletes the files."""
+        spark.sql(f"DROP TABLE IF EXISTS {self.sql_name(table)}")
+        spark.sql(f"CREATE TABLE {self.sql_name(table)} USING hudi LOCATION '{table.location}'")
+
+    def _sql_write_settings(self, spark: SparkSession) -> None:
+        """This configuration's write settings as Spark SQL confs: Hudi applies ``hoodie.*`` SQL confs to SQL writes
+        (ProvidesHoodieConfig), so file size, codec and inline compaction match the datasource load."""
+        for s in self.table_settings():
+            if s.scope in ("write", "compaction") and s.key != WriteOptions.TABLE_TYPE:
+                spark.conf.set(s.key, s.value)
+
+    def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
+        self._sql_write_settings(spark)
+        super()._merge(spark, table, source_view, action)
+
+    def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
+        """Hudi's SQL ``UPDATE``: its MERGE refuses a partial update that leaves out the ordering field, while
+        UPDATE keeps the row's ordering value (on a tie the incoming record wins). Prepped: no index lookup."""
+        self._sql_write_settings(spark)
+        sets = ", ".join(f"{col} = {expr}" for col, expr in assignments.items())
+        spark.sql(f"UPDATE {self.sql_name(table)} t SET {sets} "
+                  f"WHERE t.{table.key} IN (SELECT {table.key} FROM {keys_view})")
+
+    def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
+        """Spark caches a catalog table's relation (and Hudi its file index); re-read both after a restore."""
+        if table is not None and spark.catalog.tableExists(self.sql_name(table)):
+            spark.sql(f"REFRESH TABLE {self.sql_name(table)}")
+
+    def upsert_if_newer(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
+        """Not Hudi's strategy for late data: its upsert already orders two versions by the ordering field. (Tried
+        here on 1.1.1: a MERGE with a matched condition on a MERGE_ON_READ table left every row at its old version.)"""
+        raise NotSupported(f"{self.config_id}: Hudi orders versions by its ordering field ({table.ordering}) on every "
+                           "upsert; the event-time guard is Iceberg's and Delta's strategy")
+
+    def concurrency_settings(self) -> list[Setting]:
+        """Optimistic concurrency control with the in-process lock provider (writers and table services in one
+        Spark application); failed writes are cleaned lazily, as OCC requires."""
+        doc = "https://hudi.apache.org/docs/concurrency_control"
+        return [Setting("concurrency", "hoodie.write.concurrency.mode", "optimistic_concurrency_control", doc),
+                Setting("concurrency", "hoodie.write.lock.provider",
+                        "org.apache.hudi.client.transaction.lock.InProcessLockProvider", doc),
+                Setting("concurrency", "hoodie.cleaner.policy.failed.writes", "LAZY", doc)]
+
+    def compact(self, spark: SparkSession, table: TableRef) -> None:
+        """Schedule and execute a compaction plan over every file slice with logs (MoR only)."""
+        if not self.merges_on_read:
+            super().compact(spark, table)
+        for s in self.table_settings():
+            if s.scope == "compaction":
+                spark.conf.set(s.key, s.value)
+        spark.sql(f"CALL run_compaction(op => 'scheduleandexecute', path => '{table.location}')")
+
+    def _reader(self, spark: SparkSession, table: TableRef, mode: str) -> DataFrame:
+        return spark.read.format("hudi").option(WriteOptions.QUERY_TYPE, mode).load(str(table.location))
+
+    def relation(self, spark: SparkSession, table: TableRef, mode: str = "snapshot") -> str:
+        self.check_read_mode(mode)
+        view = f"{table.name}_{mode}"
+        self._reader(spark, table, mode).createOrReplaceTempView(view)
+        return view
+
+    def commit_marker(self, table: TableRef) -> object:
+        return hudi_timeline.latest_instant(table.location)
+
+    def describe_commits(self, table: TableRef, since: object) -> CommitInfo:
+        total = CommitInfo(operation="")
+        for c in hudi_timeline.summaries_since(table.location, since):  # type: ignore[arg-type]
+            total.add(CommitInfo(
+                operation=("compaction" if c.is_compaction else c.action) + (f":{c.operation}" if c.operation else ""),
+                data_files_added=c.base_files_written, data_files_removed=c.base_files_replaced,
+                delete_files_added=c.log_files_written, delete_files_removed=c.log_files_compacted,
+                bytes_added=c.bytes_written, bytes_removed=c.log_bytes_compacted,
+                rows_changed=None if c.is_compaction else c.records_updated + c.records_deleted,
+                commits=1, raw=[c.as_dict()]))
+        return total
+
+    def live_files(self, spark: SparkSession, table: TableRef) -> dict[str, int]:
+        return hudi_timeline.live_files(table.location)
+
+    def classify(self, relpath: str) -> str:
+        name = relpath.rsplit("/", 1)[-1]
+        if relpath.startswith(".hoodie/") or name == ".hoodie_partition_metadata" or name.startswith(".hoodie_partition_metadata"):
+            return METADATA
+        if ".log." in name:
+            return LOG
+        return DATA if name.endswith((".parquet", ".orc", ".hfile")) else METADATA
+
+
+ADAPTER = HudiFormat

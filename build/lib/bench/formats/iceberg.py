@@ -1,0 +1,177 @@
+"""Apache Iceberg: copy-on-write (v2), merge-on-read with position deletes (v2), deletion vectors (v3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
+from bench.formats.loading import one_task_per_input_file
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+CATALOG, NAMESPACE = "cowmor", "bench"
+DOC_SPARK = "https://iceberg.apache.org/docs/1.10.0/spark-configuration/"
+DOC_TABLE = "https://iceberg.apache.org/docs/1.10.0/configuration/#write-properties"
+DOC_WRITE_OPTIONS = "https://iceberg.apache.org/docs/1.10.0/spark-configuration/#write-options"
+DOC_PROCEDURES = "https://iceberg.apache.org/docs/1.10.0/spark-procedures/"
+DOC_SPEC = "https://iceberg.apache.org/spec/#deletion-vectors"
+
+
+class TableProperties:
+    """Iceberg table property keys and the values this harness uses (grep-able fairness settings)."""
+
+    FORMAT_VERSION = "format-version"
+    UPDATE_MODE = "write.update.mode"
+    DELETE_MODE = "write.delete.mode"
+    MERGE_MODE = "write.merge.mode"
+    COPY_ON_WRITE, MERGE_ON_READ = "copy-on-write", "merge-on-read"
+    TARGET_FILE_SIZE_BYTES = "write.target-file-size-bytes"
+    PARQUET_COMPRESSION = "write.parquet.compression-codec"
+
+
+MODES = {  # mode -> (format version, row-level write mode)
+    "cow": ("2", TableProperties.COPY_ON_WRITE),
+    "mor": ("2", TableProperties.MERGE_ON_READ),
+    "dv": ("3", TableProperties.MERGE_ON_READ),
+}
+
+
+class IcebergFormat(SqlMergeVerbs, TableFormat):
+    family = "iceberg"
+    modes = tuple(MODES)
+
+    @classmethod
+    def spark_settings(cls, warehouse: Path) -> list[Setting]:
+        return [
+            Setting("spark", "spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions", DOC_SPARK),
+            Setting("spark", f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog", DOC_SPARK),
+            Setting("spark", f"spark.sql.catalog.{CATALOG}.type", "hadoop", DOC_SPARK),
+            Setting("spark", f"spark.sql.catalog.{CATALOG}.warehouse", str(cls.catalog_warehouse(warehouse)), DOC_SPARK),
+            # the harness deletes table directories itself; a cached table would outlive them
+            Setting("spark", f"spark.sql.catalog.{CATALOG}.cache-enabled", "false", DOC_SPARK),
+        ]
+
+    @staticmethod
+    def catalog_warehouse(warehouse: Path | str) -> str:
+        return f"{str(warehouse).rstrip('/')}/iceberg"
+
+    def table_settings(self) -> list[Setting]:
+        version, row_mode = MODES[self.mode]
+        tp = TableProperties
+        return [
+            Setting("table", tp.FORMAT_VERSION, version, DOC_SPEC if version == "3" else DOC_TABLE),
+            Setting("table", tp.UPDATE_MODE, row_mode, DOC_TABLE),
+            Setting("table", tp.DELETE_MODE, row_mode, DOC_TABLE),
+            Setting("table", tp.MERGE_MODE, row_mode, DOC_TABLE),
+            Setting("table", tp.TARGET_FILE_SIZE_BYTES, str(self.target_file_bytes), DOC_TABLE),
+            Setting("table", tp.PARQUET_COMPRESSION, "snappy", DOC_TABLE),
+            # initial load only: keep one output file per input file (the base layout)
+            Setting("write", "distribution-mode", "none", DOC_WRITE_OPTIONS),
+            Setting("write", "fanout-enabled", "true", DOC_WRITE_OPTIONS),
+        ]
+
+    def _ident(self, name: str) -> str:
+        return f"{CATALOG}.{NAMESPACE}.{name}"
+
+    def location(self, name: str) -> str:
+        return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
+
+    def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
+               ordering: str) -> TableRef:
+        settings = self.table_settings()
+        props = ", ".join(f"'{s.key}'='{s.value}'" for s in settings if s.scope == "table")
+        ddl = data._jdf.schema().toDDL()
+        spark.sql(f"CREATE TABLE {self._ident(name)} ({ddl}) USING iceberg PARTITIONED BY ({partition_by}) "
+                  f"TBLPROPERTIES ({props})")
+        writer = data.writeTo(self._ident(name))
+        for s in settings:
+            if s.scope == "write":
+                writer = writer.option(s.key, s.value)
+        with one_task_per_input_file(spark):
+            writer.append()
+        return TableRef(name, self.location(name), key, partition_by, ordering)
+
+    def sql_name(self, table: TableRef) -> str:
+        return self._ident(table.name)
+
+    def concurrency_settings(self) -> list[Setting]:
+        """Iceberg's defaults, left as they are: serializable MERGE, and 4 automatic retries of a commit that lost
+        a race on the metadata pointer (a data conflict is not retried: it fails the operation)."""
+        return [Setting("concurrency", "write.merge.isolation-level", "serializable (default)", DOC_TABLE),
+                Setting("concurrency", "commit.retry.num-retries", "4 (default)", DOC_TABLE)]
+
+    def compact(self, spark: SparkSession, table: TableRef) -> None:
+        """Rewrite the data files that carry deletes; on v2 also drop the now-dangling delete files.
+
+        ``delete-file-threshold=1`` selects every file with at least one delete; ``min-file-size-bytes=0``
+        keeps small-but-clean files out, so the work is the deletes' and comparable to Hudi's compaction
+        and Delta's REORG PURGE. On v3 the DVs are removed in the same commit (shared/DESIGN.md).
+        """
+        if not self.merges_on_read:
+            super().compact(spark, table)
+        name = f"{NAMESPACE}.{table.name}"
+        spark.sql(f"CALL {CATALOG}.system.rewrite_data_files(table => '{name}', "
+                  "options => map('delete-file-threshold', '1', 'min-file-size-bytes', '0'))")
+        if MODES[self.mode][0] == "2":
+            spark.sql(f"CALL {CATALOG}.system.rewrite_position_delete_files(table => '{name}', "
+                      "options => map('rewrite-all', 'true'))")
+
+    def relation(self, spark: SparkSession, table: TableRef, mode: str = "snapshot") -> str:
+        self.check_read_mode(mode)
+        return self._ident(table.name)
+
+    def commit_marker(self, table: TableRef) -> object:
+        from pyiceberg.table import StaticTable
+
+        snapshot = StaticTable.from_metadata(str(table.location)).current_snapshot()
+        return snapshot.snapshot_id if snapshot else None
+
+    def describe_commits(self, table: TableRef, since: object) -> CommitInfo:
+        """Snapshot summaries after ``since``, read with pyiceberg (Python, not Spark)."""
+        from pyiceberg.table import StaticTable
+
+        metadata = StaticTable.from_metadata(str(table.location)).metadata
+        by_id = {s.snapshot_id: s for s in metadata.snapshots}
+        chain, snapshot_id = [], metadata.current_snapshot_id
+        while snapshot_id is not None and snapshot_id != since:
+            chain.append(by_id[snapshot_id])
+            snapshot_id = by_id[snapshot_id].parent_snapshot_id
+        total = CommitInfo(operation="")
+        for snapshot in reversed(chain):
+            total.add(self._summary_commit(snapshot))
+        return total
+
+    def _summary_commit(self, snapshot) -> CommitInfo:
+        summary = dict(snapshot.summary.additional_properties) | {"operation": snapshot.summary.operation.value}
+
+        def num(key: str) -> int:
+            return int(summary.get(key, 0))
+
+        # CoW rewrites whole files, so Iceberg does not say how many rows changed; MoR/DV record one
+        # position delete per changed row (a DV's cardinality counts the same way).
+        changed = num("added-position-deletes") if "added-position-deletes" in summary else None
+        return CommitInfo(
+            operation=summary["operation"],
+            data_files_added=num("added-data-files"), data_files_removed=num("deleted-data-files"),
+            delete_files_added=num("added-delete-files"), delete_files_removed=num("removed-delete-files"),
+            bytes_added=num("added-files-size"), bytes_removed=num("removed-files-size"),
+            rows_changed=changed, commits=1, raw=[summary])
+
+    def live_files(self, spark: SparkSession, table: TableRef) -> dict[str, int]:
+        """Live data and delete files by count, from the ``files`` metadata table."""
+        rows = spark.sql(f"SELECT content, COUNT(*) AS n FROM {self._ident(table.name)}.files GROUP BY content").collect()
+        counts = {int(r["content"]): int(r["n"]) for r in rows}
+        return {"data_files": counts.get(0, 0), "delete_files": counts.get(1, 0) + counts.get(2, 0)}
+
+    def classify(self, relpath: str) -> str:
+        if relpath.startswith("metadata/"):
+            return METADATA
+        name = relpath.rsplit("/", 1)[-1]
+        if name.endswith(".puffin") or "-deletes" in name:
+            return DELETE
+        return DATA
+
+
+ADAPTER = IcebergFormat

@@ -1,0 +1,167 @@
+"""Measuring one operation: time it over rounds, diff the table directory, read the format's own account, verify rows.
+
+Reads on every engine are in ``reads.py``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bench.core import uncertainty
+from bench.core.ledger import LEDGER, OPERATIONS
+from bench.exceptions import WrongAnswer
+from bench.formats.base import DATA
+from bench.measure.anatomy import anatomy
+from bench.measure.probe import Listing, diff, list_files, table_size
+from bench.workload.queries import money, normalize
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.formats.base import TableFormat, TableRef
+
+
+def timed(fn: Callable[..., Any], *args: Any, category: str = OPERATIONS) -> tuple[float, Any]:
+    """Time one measured call, charging it to ``category`` of the run's ledger."""
+    with LEDGER.spend(category):
+        start = time.perf_counter()
+        result = fn(*args)
+        return time.perf_counter() - start, result
+
+
+def measured(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` charged to the ledger's measured operations (for ``benchmark.pedantic`` targets)."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with LEDGER.spend(OPERATIONS):
+            return fn(*args, **kwargs)
+    return run
+
+
+@dataclass(frozen=True)
+class RoundsPlan:
+    """How many rounds an operation gets: at least ``min_rounds``, then more until the 95% interval of its median
+    is within ±``target_ci`` of it, or ``max_rounds`` is reached."""
+
+    min_rounds: int
+    max_rounds: int
+    target_ci: float
+
+
+def adaptive_pedantic(benchmark: Any, target: Callable[..., Any], setup: Callable[[], Any], plan: RoundsPlan) -> dict[str, Any]:
+    """pytest-benchmark's pedantic mode for ``min_rounds``, then an outer loop of further rounds (the same setup,
+    the same timer) appended to the same benchmark's statistics until ``plan`` is met; returns what happened."""
+    benchmark.pedantic(target, setup=setup, rounds=plan.min_rounds, iterations=1)
+    meta = getattr(benchmark, "stats", None)  # None with --benchmark-disable: nothing was timed
+    timer = getattr(benchmark, "_timer", time.perf_counter)
+    while meta is not None and len(meta.stats.data) < plan.max_rounds and \
+            uncertainty.half_width(uncertainty.describe(meta.stats.data)) > plan.target_ci:
+        args, kwargs = setup()
+        start = timer()
+        target(*args, **kwargs)
+        meta.stats.update(timer() - start)
+    data = meta.stats.data if meta is not None else []
+    width = uncertainty.half_width(uncertainty.describe(data)) if data else None
+    return {**vars(plan), "rounds": len(data), "ci_half_width": width,
+            "target_met": width is not None and width <= plan.target_ci}
+
+
+def degradation_rate(latencies: list[float]) -> float:
+    """LST-Bench's degradation rate: the mean of the relative change between consecutive measurements."""
+    steps = [(b - a) / a for a, b in zip(latencies, latencies[1:]) if a > 0]
+    return statistics.fmean(steps) if steps else 0.0
+
+
+@dataclass
+class Observation:
+    """Filesystem and metadata state taken before an operation, closed after it."""
+
+    fmt: TableFormat
+    table: TableRef
+    before: Listing
+    marker: object
+
+    @classmethod
+    def start(cls, fmt: TableFormat, table: TableRef) -> Observation:
+        return cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+
+    def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
+        """Bytes and files from the filesystem and from the format's metadata, and write amplification."""
+        after = list_files(self.table.location)
+        fs = diff(self.before, after, self.fmt.classify, self.fmt.parts)
+        meta = self.fmt.describe_commits(self.table, self.marker)
+        written = [rel for rel in after.files if rel not in self.before.files and rel.endswith(".parquet")
+                   and self.fmt.classify(rel) == DATA]
+        record: dict[str, Any] = {
+            "filesystem": fs.as_dict(),
+            "data_file_anatomy": anatomy(self.table.location, written) if written else {},
+            "metadata": meta.as_dict(),
+            "table_on_disk": table_size(after, self.fmt.classify),
+            "table_bytes_on_disk": after.bytes,
+        }
+        if logical_bytes:
+            record["logical_bytes"] = logical_bytes
+            record["write_amplification"] = fs.bytes_added / logical_bytes
+            record["write_amplification_metadata"] = meta.bytes_added / logical_bytes
+        return record
+
+
+class Rounds:
+    """Per-round records for ``benchmark.pedantic``, which has no teardown: ``setup`` first closes the previous
+    round (before the table is rebuilt, or the rebuild would count as written), then ``start``s the next one;
+    the last round is closed after the benchmark."""
+
+    def __init__(self, logical_bytes: float | None = None) -> None:
+        self.logical_bytes = logical_bytes
+        self.records: list[dict[str, Any]] = []
+        self._open: Observation | None = None
+        self._extra: dict[str, Any] = {}
+
+    def start(self, fmt: TableFormat, table: TableRef, **extra: Any) -> None:
+        """Observe ``table`` from now; ``extra`` is stored with this round, with a fingerprint of the starting
+        files (so a record shows that every round started from the same table state)."""
+        assert self._open is None, "close() the previous round before rebuilding the table"
+        self._open = Observation.start(fmt, table)
+        self._extra = {"start_listing": self._open.before.fingerprint(), **extra}
+
+    def close(self) -> None:
+        if self._open is not None:
+            self.records.append(self._open.finish(self.logical_bytes) | self._extra)
+            self._open = None
+
+    @property
+    def number(self) -> int:
+        """The round about to start (1-based), for progress lines."""
+        return len(self.records) + 1
+
+    @property
+    def last(self) -> dict[str, Any]:
+        return self.records[-1]
+
+
+def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_keys: list[int], total_rows: int,
+                columns: tuple[str, ...] = ("status", "amount")) -> dict[str, Any]:
+    """The table equals the expected state: the row count, and every changed key's columns exactly.
+
+    Raises:
+        WrongAnswer: a missing, extra or different row.
+    """
+    count = spark.sql(f"SELECT COUNT(*) FROM {relation}").collect()[0][0]
+    if count != total_rows:
+        raise WrongAnswer(f"{relation}: {count} rows, expected {total_rows}")
+    # a semi-join on a view of the keys: a literal IN list of hundreds of keys overflows the analyzer's stack on Hudi
+    spark.createDataFrame([(int(k),) for k in changed_keys], f"{key} bigint").createOrReplaceTempView("verify_keys")
+    got = normalize(spark.sql(f"SELECT {key}, {', '.join(columns)} FROM {relation} "
+                              f"WHERE {key} IN (SELECT {key} FROM verify_keys)").collect())
+    want_frame = expected[expected[key].isin(changed_keys)]
+    want = normalize([tuple([int(getattr(r, key))] + [money(r.amount_cents) if c == "amount" else getattr(r, c) for c in columns])
+                      for r in want_frame.itertuples()])
+    if got != want:
+        differing = sorted(set(want) ^ set(got))
+        raise WrongAnswer(f"{relation}: {len(differing)} changed rows differ, e.g. {differing[:3]}")
+    return {"row_count": count, "rows_changed_verified": len(got)}
+
+

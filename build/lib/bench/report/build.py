@@ -1,0 +1,110 @@
+"""Build the HTML report: recorded runs -> one self-contained page (charts embedded) + a CSV of the data."""
+
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from bench.exceptions import BadRecord
+from bench.report import claims as claims_mod
+from bench.report import confidence
+from bench.report.costmodel import SEED_PROFILES, costs_of, parse_profile
+from bench.report.html_parts import note as _note
+from bench.report.html_parts import table as _table
+from bench.report.sections import concurrency, growth
+from bench.report.sections import engines as engine_view
+from bench.report.sections.break_even import section_break_even
+from bench.report.sections.over_time import read_optimized_staleness, section_over_time
+from bench.report.sections.read import section_read, section_settlements
+from bench.report.sections.runs import section_compare, section_trend
+from bench.report.sections.summary import section_summary, verdicts
+from bench.report.sections.write import section_sweep, section_write
+from bench.results import load
+from bench.results.contract import REFERENCE_ENGINE, check_run_id
+
+CSS = (Path(__file__).with_name("report.css")).read_text()
+
+
+def build_report(paths: list[Path], out: Path | None = None, profiles: list[str] | None = None) -> Path:
+    """Read the runs and write ``<out>/index.html``, ``<out>/charts/*.png`` and ``<out>/results.csv``, whole or not
+    at all: the report is rendered into a temporary sibling folder and moved into place, so a write cut short or
+    a failed re-report never leaves a half page nor an old page beside new charts.
+
+    Raises:
+        BadRecord: unreadable input, runs with no results at all, or an output path that is not a folder.
+    """
+    runs = [load.load_run(p) for p in paths]
+    extra = [parse_profile(p) for p in profiles or []]
+    run = load.merge(runs)
+    if not run.benchmarks and not run.outcomes:
+        raise BadRecord(f"{run.path}: the run has no results (no benchmark and no recorded outcome)")
+    out = Path(out) if out else Path("reports") / check_run_id(run.run_id)
+    if out.exists() and not out.is_dir():
+        raise BadRecord(f"{out}: the report's output is not a folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        _render(runs, run, extra, staging)
+        os.chmod(staging, 0o755)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.replace(out, old / "report")
+            os.replace(staging, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out / "index.html"
+
+
+def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path) -> None:
+    if len({r.scale for r in runs}) > 1:
+        warnings.warn(f"comparing runs at different scales: {', '.join(r.scale for r in runs)}", stacklevel=2)
+    ops, all_reads = load.operations(run), load.reads(run)
+    reads = all_reads[(all_reads.engine == REFERENCE_ENGINE) & all_reads.unsupported.isna()]  # Spark: the reference engine
+    costs = costs_of(ops, reads) if not ops.empty else {}
+    over_time, rates = section_over_time(run, out)
+    samples = confidence.samples_of(run, reads)
+    breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out, run.matrix) if costs else (_note("nothing to model"), pd.DataFrame())
+    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
+                          + concurrency.claims(run))
+    verdict_rows = pd.DataFrame(verdicts(run, ops, costs, recs)) if not ops.empty else pd.DataFrame()
+    csv = pd.concat([ops.assign(kind="operation"), all_reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
+    csv.to_csv(out / "results.csv", index=False)
+    sections = [
+        ("summary", "1. Summary", section_summary(runs, run, verdict_rows)),
+        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out) + section_sweep(run, ops, out)
+                              + growth.section_growth(run, out))
+         if not ops.empty else _note("nothing measured")),
+        ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
+        ("engines", "4. Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
+        ("time", "5. Over time", over_time + concurrency.section(run)),
+        ("breakeven", "6. Break-even and recommendation", breakeven),
+        ("claims", "7. Claims check", _table(claims)),
+        ("raw", "8. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
+                               f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
+    ]
+    compare = section_compare(runs)
+    if compare:
+        sections.append(("compare", "9. Comparing runs", compare))
+    if len(runs) >= 3:
+        sections.append(("trend", "10. Trend over runs", section_trend(runs, out)))
+    nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
+    body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
+    partial = ('<p class="warn">Partial run: it died before it finished; this report shows what it kept '
+               "(its outcomes and whatever was recorded).</p>") if run.partial else ""
+    page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — {html.escape(run.run_id)}</title>"
+            f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
+            f"<header><h1>cowmor: copy-on-write vs merge-on-read vs deletion vectors</h1>"
+            f"<p>{html.escape(run.run_id)} · scale {html.escape(run.scale)} · generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC</p>"
+            f"{partial}<nav>{nav}</nav></header><main>{body}</main></body></html>")
+    (out / "index.html").write_text(page)

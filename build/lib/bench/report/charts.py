@@ -1,0 +1,114 @@
+"""Seaborn charts, returned as PNG bytes so the page can embed them (no server, no network)."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+sns.set_theme(style="whitegrid", context="notebook")
+# the seven configurations keep their colours from run to run; any other (a new format) gets one of its own
+PALETTE = {"iceberg-cow": "#1f4e79", "iceberg-mor": "#4f8fd6", "iceberg-dv": "#9cc3ee",
+           "hudi-cow": "#7a3b00", "hudi-mor": "#e08a2c", "delta-cow": "#1b5e20", "delta-dv": "#66bb6a"}
+
+
+def palette(config_ids) -> dict[str, str]:
+    """A colour per configuration present: the fixed ones, then distinct colours for configurations not listed."""
+    present = list(dict.fromkeys(config_ids))
+    others = sorted(c for c in present if c not in PALETTE)
+    extra = sns.color_palette("husl", n_colors=max(len(others), 1)).as_hex()
+    return {**{c: PALETTE[c] for c in PALETTE if c in present}, **dict(zip(others, extra))}
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def latency_by_config(samples: pd.DataFrame, title: str) -> bytes:
+    """Every round as a dot, the median as a bar: spread is visible, not hidden in an error bar."""
+    colours = palette(samples.config_id)
+    order = list(colours)
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    sns.barplot(samples, x="config_id", y="seconds", hue="config_id", order=order, palette=colours,
+                estimator="median", errorbar=None, ax=ax, legend=False)
+    sns.stripplot(samples, x="config_id", y="seconds", order=order, color="black", size=4, ax=ax)
+    ax.set(xlabel="", ylabel="seconds (bar = median, dots = rounds)", title=title)
+    return _png(fig)
+
+
+def stacked_bytes(frame: pd.DataFrame, title: str) -> bytes:
+    """Bytes written per configuration, stacked by part (every column but ``config_id``; empty parts dropped)."""
+    plot = frame.set_index("config_id") / 1024
+    plot = plot.loc[:, plot.sum() > 0]
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    palette = sns.color_palette("tab10", n_colors=max(len(plot.columns), 1))
+    plot.plot(kind="bar", stacked=True, ax=ax, color=palette, rot=20)
+    ax.set(xlabel="", ylabel="KiB written (filesystem)", title=title)
+    ax.legend(fontsize=7, title=None)
+    return _png(fig)
+
+
+def grouped_bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, ylabel: str, log: bool = False) -> bytes:
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    sns.barplot(frame, x=x, y=y, hue=hue, ax=ax, errorbar=None)
+    if log:
+        ax.set_yscale("log")
+    ax.set(xlabel="", ylabel=ylabel, title=title)
+    ax.legend(fontsize=8, title=None)
+    return _png(fig)
+
+
+def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, logx: bool = False) -> bytes:
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=palette(frame.config_id), ax=ax)
+    if logx:
+        ax.set_xscale("log")
+    else:
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    return _png(fig)
+
+
+def break_even_lines(curves: pd.DataFrame, crossings: list[tuple[float, float, str]], profiles: list[tuple[str, float]],
+                     bands: pd.DataFrame | None = None) -> bytes:
+    """Total cost per write cycle against reads per write (log-log), each configuration's 95% band (``bands``:
+    config_id, reads_per_write, low, high) shaded, crossovers and profiles marked."""
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    colours = palette(curves.config_id)
+    sns.lineplot(curves, x="reads_per_write", y="seconds", hue="config_id", palette=colours, ax=ax)
+    for config_id, band in (bands.groupby("config_id") if bands is not None else ()):
+        ax.fill_between(band.reads_per_write, band.low, band.high, color=colours.get(config_id, "grey"), alpha=0.18,
+                        linewidth=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for x, y, label in crossings:
+        ax.plot([x], [y], marker="X", color="crimson", markersize=9)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 6), fontsize=7, color="crimson")
+    for name, ratio in profiles:
+        ax.axvline(ratio, color="grey", linestyle=":", linewidth=1)
+        ax.text(ratio, ax.get_ylim()[0] * 1.3, name, rotation=90, fontsize=7, color="dimgrey", va="bottom")
+    ax.set(xlabel="reads per write (dashboard queries per update)", ylabel="seconds per write cycle",
+           title="Total cost vs read:write ratio")
+    return _png(fig)
+
+
+def trend(frame: pd.DataFrame, changes: list[tuple[int, str]]) -> bytes:
+    """Median seconds per benchmark over runs; dotted lines where versions changed."""
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    sns.lineplot(frame, x="run", y="value", hue="series", marker="o", ax=ax)
+    for i, label in changes:
+        ax.axvline(i - 0.5, color="crimson", linestyle=":")
+        ax.text(i - 0.45, ax.get_ylim()[1] * 0.95, label[:60], fontsize=7, color="crimson", va="top")
+    ax.set(xlabel="run (in the order given)", ylabel="median seconds", title="Trend over runs")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(fontsize=7, title=None)
+    return _png(fig)

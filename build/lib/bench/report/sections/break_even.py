@@ -1,0 +1,71 @@
+"""The break-even and recommendation section: T(r) = W + r·R + C/k with resampled intervals."""
+
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bench.report import charts, confidence
+from bench.report.costmodel import Costs, Profile, cheaper_above, recommend
+from bench.report.html_parts import img as _img
+from bench.report.html_parts import note as _note
+from bench.report.html_parts import table as _table
+from bench.results.contract import Matrix
+
+
+def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.CostSamples], profiles: list[Profile],
+                       out: Path, matrix: Matrix) -> tuple[str, pd.DataFrame]:
+    if len(costs) < 1:
+        return _note("no configuration with both an update and reads measured"), pd.DataFrame()
+    k_default = 10
+    ratios = [10 ** (i / 10) for i in range(-20, 61)]
+    curves = pd.DataFrame([{"config_id": c.config_id, "reads_per_write": r, "seconds": c.total(r, k_default)}
+                           for c in costs.values() for r in ratios])
+    pair_ids = matrix.cow_mor_pairs(samples)
+    verdicts, breaks, sims = confidence.simulate(samples, profiles, pair_ids, k_default, ratios=ratios)
+    bands = pd.DataFrame([{"config_id": c, "reads_per_write": r, "low": lo, "high": hi} for c, arr in sims.items()
+                          for r, lo, hi in zip(ratios, np.percentile(arr, 2.5, axis=0), np.percentile(arr, 97.5, axis=0))])
+    pairs, crossings = [], []
+    for b in breaks:
+        cow, other = costs[b.pair[0]], costs[b.pair[1]]
+        always = min((cow, other), key=lambda c: c.total(1, k_default)).config_id
+        pairs.append({"pair": f"{b.pair[0]} vs {b.pair[1]}",
+                      "break-even reads per write": f"{b.point:,.1f}" if b.point else "none",
+                      "95% interval": b.interval_text(), "resamples that cross": f"{b.crossing_share:.0%}",
+                      "cheaper above it": cheaper_above(cow, other) if b.point else f"{always} at every ratio"})
+        if b.point:
+            crossings.append((b.point, cow.total(b.point, k_default), f"{b.pair[0]} = {b.pair[1]} at {b.point:,.0f}"))
+    chart = charts.break_even_lines(curves, crossings, [(p.name, p.reads_per_write) for p in profiles], bands)
+    recs = []
+    for p, v in zip(profiles, verdicts):
+        ranked = recommend(list(costs.values()), p)
+        best = ranked[0]
+        recs.append({"workload": p.name, "reads per write": f"{p.reads_per_write:,.4g}",
+                     "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": v.text(),
+                     "cheapest in": ", ".join(f"{c} {share:.0%}" for c, share in v.ranked if share > 0),
+                     "cost per write cycle (medians)": f"{best[0]} {best[1]:,.2f} s", "source": p.source})
+    inputs = pd.DataFrame([{"configuration": c.config_id, "W update s": f"{c.write_s:.3f}", "R read s": f"{c.read_s:.3f}",
+                            "C compaction s": f"{c.compaction_s:.3f}",
+                            "read after compaction s": f"{c.read_after_compaction_s:.3f}" if c.read_after_compaction_s else "–",
+                            "rounds W / reads R / rounds C": f"{len(samples[c.config_id].write_s)} / "
+                            f"{sum(len(v) for v in samples[c.config_id].read_s.values())} / {len(samples[c.config_id].compaction_s)}"
+                            if c.config_id in samples else "–"}
+                           for c in costs.values()])
+    formula = ("T(r) = W + r·R + C/k per write cycle; r = reads per write, k = writes per compaction (10 in the chart; "
+               "each profile sets its own). W = median hotfix update, R = mean over the dashboard queries of their median "
+               "latency after the update (the un-compacted state: an upper bound for merge-on-read between compactions), "
+               "C = median compaction (0 for copy-on-write). Break-even r* = (W_a + C_a/k − W_b − C_b/k) / (R_b − R_a).")
+    html_parts = [_img(chart, "break-even", out, "break_even"), "<h3>Break-even per pair</h3>", _table(pd.DataFrame(pairs)) if pairs else _note("no CoW/MoR pair measured"),
+                  "<h3>Recommendation per workload</h3>", _table(pd.DataFrame(recs)), "<h3>Model inputs</h3>", _table(inputs),
+                  f'<p class="formula">{html.escape(formula)}</p>',
+                  _note(f"Uncertainty: the rounds behind W, R and C are resampled together ({confidence.RESAMPLES} bootstrap "
+                        "resamples) and T(r), every break-even and every recommendation recomputed; bands in the chart are "
+                        "95% intervals. A configuration is recommended only where it is cheapest in at least "
+                        f"{confidence.DECISIVE:.0%} of the resamples; otherwise the verdict is 'too close to call at this scale'."),
+                  _note("Costs come from the payments hotfix (a scattered update). A profile whose updates look "
+                        "different (e.g. the dinner peak's tiny batches) is approximated by it; read the ranking, not the seconds.")]
+    return "".join(html_parts), pd.DataFrame(recs)

@@ -1,0 +1,89 @@
+"""The summary section: the environment, which configurations ran (or why not), the verdicts."""
+
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from bench.core.ledger import describe
+from bench.report.costmodel import Costs
+from bench.report.html_parts import note as _note
+from bench.report.html_parts import table as _table
+from bench.results import load
+
+
+def _format_facts(formats: dict) -> list[tuple[str, str]]:
+    """One row per family: version (artifacts), where its jars came from, and each jar's sha256, so a number from
+    a jar built from source can always be told from one made with the Maven artifact."""
+    rows = []
+    for family, f in formats.items():
+        if f.get("status") != "available":
+            rows.append((family, f"skipped: {f.get('reason', '')}"))
+            continue
+        hashes = "; ".join(f"{name} sha256 {digest}" for name, digest in (f.get("sha256") or {}).items())
+        rows.append((family, f"{', '.join(f.get('artifacts') or [])} from {f.get('source', '?')}"
+                             + (f" — {hashes}" if hashes else "")))
+    return rows
+
+
+def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame) -> str:
+    env = run.environment
+    packages = env.get("packages") or {}
+    jvm = env.get("jvm") or {}
+    facts = pd.DataFrame([
+        ("run", run.run_id), ("created", env.get("created")), ("scale", f"{run.scale} ({(env.get('scale') or {}).get('rows', '?'):,} rows, {(env.get('scale') or {}).get('files', '?')} files)" if isinstance((env.get('scale') or {}).get('rows'), int) else run.scale),
+        ("seed", env.get("seed")), ("Spark", jvm.get("spark") or packages.get("pyspark")), ("Java", jvm.get("java") or env.get("java")),
+        ("Python", env.get("python")), *_format_facts(env.get("formats") or {}),
+        ("machine", f"{(env.get('machine') or {}).get('cpus')} cores, {((env.get('machine') or {}).get('memory_bytes') or 0) / 2**30:.0f} GiB, {(env.get('machine') or {}).get('platform')}"),
+        ("Spark master", (env.get("spark") or {}).get("master")),
+        ("where the run's time went", describe(run.cowmor["time_breakdown"]) if run.cowmor.get("time_breakdown") else "not recorded"),
+    ], columns=["", "value"])
+    outcomes = load.outcomes(run)
+    configs = []
+    for config_id, info in (env.get("configs") or {}).items():
+        mine = outcomes[outcomes.config_id == config_id] if not outcomes.empty else outcomes
+        if mine.empty:
+            status, reason = "not run", ""
+        elif (mine.outcome == "failed").any():
+            status, reason = "FAILED", "; ".join(mine[mine.outcome == "failed"].reason.astype(str))
+        elif (mine.outcome == "skipped").all():
+            status, reason = "skipped", mine.reason.iloc[0]
+        else:
+            status, reason = "measured", ""
+        configs.append({"configuration": config_id, "description": info.get("description"), "status": status, "reason": reason})
+    status = pd.DataFrame(configs)
+    body = [_table(facts), "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
+    body += ["<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured")]
+    if len({r.scale for r in runs}) > 1:
+        body.insert(0, '<p class="warn">These runs were made at different scales: '
+                    + html.escape(", ".join(f"{r.run_id} = {r.scale}" for r in runs)) + ". Compare them with care.</p>")
+    return "".join(body)
+
+
+def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs], recs: pd.DataFrame) -> list[dict]:
+    """One line per question a reader asks, answered from whatever scenarios the runs hold."""
+    out = []
+    upd = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")]
+    if not upd.empty:
+        out += [{"scenario": "payments hotfix", "question": "fastest update", "answer": upd.loc[upd.median_s.idxmin(), "config_id"]},
+                {"scenario": "payments hotfix", "question": "fewest bytes written", "answer": upd.loc[upd.fs_bytes_added.idxmin(), "config_id"]}]
+    if costs:
+        out.append({"scenario": "payments hotfix", "question": "fastest dashboard after the update",
+                    "answer": min(costs.values(), key=lambda c: c.read_s).config_id})
+    infos = [r.info for r in run.records()]
+    peak = [x for x in infos if x.get("scenario") == "dinner_peak"]
+    if peak:
+        out.append({"scenario": "dinner peak", "question": "lowest p95 upsert latency",
+                    "answer": min(peak, key=lambda x: x["upsert_p95_s"])["config_id"]})
+    settle = [x for x in infos if x.get("scenario") == "monthly_settlements"]
+    if settle:
+        out.append({"scenario": "monthly settlements", "question": "lowest total cost (writes + reads)",
+                    "answer": min(settle, key=lambda x: x["write_total_s"] + x["read_total_s"])["config_id"]})
+    degr = [x for x in infos if x.get("scenario") == "degradation"]
+    if degr:
+        out.append({"scenario": "degradation", "question": "slowest read degradation",
+                    "answer": min(degr, key=lambda x: x["degradation_rate"])["config_id"]})
+    out += [{"scenario": "recommendation", "question": r["workload"], "answer": r["recommended"]} for _, r in recs.iterrows()]
+    return out

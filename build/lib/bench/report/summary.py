@@ -1,0 +1,62 @@
+"""The short text table ``make bench`` ends with."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bench.core.ledger import describe
+from bench.results import load
+from bench.results.contract import REFERENCE_ENGINE
+
+
+def human_bytes(n: float | None) -> str:
+    if n is None or pd.isna(n):
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def _count(value) -> int:
+    return 0 if value is None or pd.isna(value) else int(value)
+
+
+def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str) -> float | None:
+    sel = reads[(reads.config_id == config_id) & (reads.operation == operation) & (reads.phase == phase)] if not reads.empty else reads
+    return None if sel.empty else float(sel["median_s"].sum())
+
+
+def text_summary(run: load.Run) -> str:
+    ops = load.operations(run)
+    reads = load.reads(run)
+    reads = reads[(reads.engine == REFERENCE_ENGINE) & reads.unsupported.isna()]
+    outcomes = load.outcomes(run)
+    lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
+    header = f"{'configuration':<13} {'operation':<16} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
+    lines += [header, "-" * len(header)]
+    ordered = ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first") if not ops.empty else ops
+    for _, r in ordered.iterrows():
+        before = _read_median(reads, r.config_id, r.operation, "before")
+        after = _read_median(reads, r.config_id, r.operation, "after") or _read_median(reads, r.config_id, r.operation, "after_compaction")
+        dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")
+        removed = _count(r.meta_data_files_removed) + _count(r.meta_delete_files_removed)
+        amp = f"{r.write_amplification:,.0f}x" if pd.notna(r.write_amplification) else "-"
+        operation = f"{r.operation}:{r.param}" if isinstance(r.param, str) else (r.operation if r.scenario == "payments_hotfix" else r.scenario)
+        lines.append(f"{r.config_id:<13} {operation:<16} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
+                     f"{human_bytes(r.fs_bytes_added):>9} {_count(r.fs_data_files_added):>6} {_count(r.fs_delete_files_added):>5} "
+                     f"{int(removed):>12} {amp:>9} {dash:>21}")
+    skipped = outcomes[outcomes.outcome == "skipped"] if not outcomes.empty else outcomes
+    failed = outcomes[outcomes.outcome == "failed"] if not outcomes.empty else outcomes
+    for family, group in skipped.groupby(skipped.config_id.map(run.matrix.family_of), sort=True) if not skipped.empty else ():
+        lines.append(f"SKIPPED {family} ({', '.join(sorted(set(group.config_id)))}): {group.reason.iloc[0]}")
+    for _, o in failed.iterrows():
+        lines.append(f"FAILED  {o.config_id} ({o.test}): {o.reason}")
+    breakdown = run.cowmor.get("time_breakdown")
+    if breakdown:
+        lines.append(f"time: {describe(breakdown)}")
+    lines.append("")
+    lines.append("written = bytes added to the table directory (filesystem); +data/+del = data and delete/DV/log files added; "
+                 "-files(meta) = files the commit removed per the format's metadata; write amp = written / bytes of the changed rows")
+    return "\n".join(lines)

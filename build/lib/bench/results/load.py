@@ -1,0 +1,118 @@
+"""Flatten recorded runs (read through the results contract) into tidy frames for the report, compare and history.
+
+Never imports pyspark: the report reads only result files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from bench.results.contract import REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
+
+
+def _get(d: dict, *keys: str, default: Any = None) -> Any:
+    for key in keys:
+        if not isinstance(d, dict) or key not in d:
+            return default
+        d = d[key]
+    return d
+
+
+def operations(run: Run) -> pd.DataFrame:
+    """One row per measured operation (benchmark): timing stats and what it wrote."""
+    rows = []
+    for b in run.records():  # a test timed, then failed before recording what it measured, is among the failed outcomes
+        x, stats = b.info, b.stats
+        fs, meta = x.get("filesystem") or {}, x.get("metadata") or {}
+        rows.append({
+            "run_id": run.run_id, "scale": x.get("scale", run.scale), "scenario": x.get("scenario"),
+            "operation": x.get("operation"), "config_id": x.get("config_id"), "family": x.get("family"),
+            "mode": x.get("mode"), "param": x.get("param"), "name": b.name,
+            "median_s": stats.get("median"), "min_s": stats.get("min"), "max_s": stats.get("max"),
+            "iqr_s": stats.get("iqr"), "stddev_s": stats.get("stddev"), "rounds": stats.get("rounds"),
+            "ci_low_s": (_get(x, "uncertainty", "ci95") or [None, None])[0],
+            "ci_high_s": (_get(x, "uncertainty", "ci95") or [None, None])[1], "cv": _get(x, "uncertainty", "cv"),
+            "fs_bytes_added": fs.get("bytes_added"), "fs_files_added": fs.get("files_added"),
+            "fs_bytes_removed": fs.get("bytes_removed"), "fs_files_removed": fs.get("files_removed"),
+            "fs_data_bytes_added": _get(fs, "data", "bytes_added"), "fs_data_files_added": _get(fs, "data", "files_added"),
+            "fs_delete_bytes_added": (_get(fs, "delete", "bytes_added", default=0) or 0) + (_get(fs, "log", "bytes_added", default=0) or 0),
+            "fs_delete_files_added": (_get(fs, "delete", "files_added", default=0) or 0) + (_get(fs, "log", "files_added", default=0) or 0),
+            "fs_metadata_bytes_added": _get(fs, "metadata", "bytes_added"),
+            "meta_bytes_added": meta.get("bytes_added"), "meta_bytes_removed": meta.get("bytes_removed"),
+            "meta_data_files_added": meta.get("data_files_added"), "meta_data_files_removed": meta.get("data_files_removed"),
+            "meta_delete_files_added": meta.get("delete_files_added"), "meta_delete_files_removed": meta.get("delete_files_removed"),
+            "rows_changed_reported": meta.get("rows_changed"), "rows_changed_verified": x.get("rows_changed_verified"),
+            "write_amplification": x.get("write_amplification"), "logical_bytes": x.get("logical_bytes"),
+            "table_bytes_on_disk": x.get("table_bytes_on_disk"),
+            "live_data_files_after": _get(x, "live_files_after", "data_files"),
+            "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
+            "answers_verified": x.get("answers_verified"),
+            # what the written data files hold (bench/measure/anatomy.py), and writes a format keeps apart (Hudi's metadata table)
+            "data_table_columns_bytes": _get(x, "data_file_anatomy", "table_columns"),
+            "data_format_columns_bytes": _get(x, "data_file_anatomy", "format_columns"),
+            "data_footer_index_bytes": _get(x, "data_file_anatomy", "footer_index"),
+            "fs_metadata_table_bytes_added": _get(fs, "parts", "metadata_table", "bytes_added"),
+        })
+    return pd.DataFrame(rows)
+
+
+READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "engine", "median_s", "min_s",
+                "max_s", "n", "answer_ok", "unsupported", "seconds"]
+
+
+def reads(run: Run) -> pd.DataFrame:
+    """One row per (operation, phase, query, engine): read latencies before/after changes and after compaction.
+
+    Runs recorded before the engine dimension existed read on Spark only; an engine that could not read a
+    configuration has a row with its reason in ``unsupported`` and no timing.
+    """
+    rows = []
+    for b in run.records():
+        x = b.info
+        for phase in ("reads_before", "reads_after", "reads_after_compaction"):
+            for query, r in (x.get(phase) or {}).items():
+                for engine, e in (r.get("engines") or {REFERENCE_ENGINE: r}).items():
+                    rows.append({"run_id": run.run_id, "scenario": x.get("scenario"), "operation": x.get("operation"),
+                                 "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
+                                 "query": query, "mode": r.get("mode"), "engine": engine, "median_s": e.get("median"),
+                                 "min_s": e.get("min"), "max_s": e.get("max"), "n": e.get("n"),
+                                 "answer_ok": e.get("answer_ok"), "unsupported": e.get("unsupported"),
+                                 "seconds": e.get("seconds")})
+    return pd.DataFrame(rows, columns=READ_COLUMNS)
+
+
+def engines(run: Run) -> dict[str, Any]:
+    """The run's engine record (version, settings, support per configuration); Spark alone for older runs."""
+    return run.environment.get("engines") or {REFERENCE_ENGINE: {"status": "available", "version": "spark"}}
+
+
+def outcomes(run: Run) -> pd.DataFrame:
+    frame = pd.DataFrame(run.outcomes)
+    if frame.empty:
+        return pd.DataFrame(columns=["config_id", "test", "outcome", "reason"])
+    if "reason" not in frame:
+        frame["reason"] = None
+    return frame
+
+
+def merge(runs: list[Run]) -> Run:
+    """One view of several runs: for each benchmark (and each test outcome) the newest run's record wins."""
+    if len(runs) == 1:
+        return runs[0]
+    benchmarks: dict[str, dict] = {}
+    outcomes: dict[str, dict] = {}
+    for run in runs:
+        for b in run.benchmarks:
+            benchmarks[b.get("fullname") or b["name"]] = b
+        for o in run.outcomes:
+            outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
+    newest = runs[-1]
+    configs: dict[str, Any] = {}
+    for run in runs:  # the matrix of the merged view is every run's
+        configs.update(run.environment.get("configs") or {})
+    data = {**newest.data, "benchmarks": list(benchmarks.values()),
+            "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
+                       "outcomes": list(outcomes.values())}}
+    return Run(newest.path, data, partial=any(r.partial for r in runs))

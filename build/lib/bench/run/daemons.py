@@ -1,0 +1,103 @@
+"""Daemons the harness starts (the standalone master and worker, a storage server): they die with the process
+that started them, even when it is killed.
+
+Each daemon runs in its own process group (stopped as one, TERM then KILL) and gets a parent-death signal
+(``PR_SET_PDEATHSIG``: the kernel sends SIGKILL when its parent dies, however it dies). The signal reaches the
+daemon's own process, not the children it forks, so each daemon also leaves a pid file under ``PID_DIR``: the next
+start sweeps every group recorded there whose starter is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+PID_DIR = Path(tempfile.gettempdir()) / f"cowmor-daemons-{os.getuid()}"
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start ``cmd`` as a daemon of this process: its own process group, killed if this process dies, recorded."""
+    sweep()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                preexec_fn=_die_with_parent)
+    PID_DIR.mkdir(parents=True, exist_ok=True)
+    (PID_DIR / f"{proc.pid}.pid").write_text(f"{os.getpid()}\n")
+    return proc
+
+
+def group_alive(pgid: int) -> bool:
+    """Some process of the group still runs (zombies waiting for a reaper do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not Path("/proc/self/stat").exists():
+        return True
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+def stop(proc: subprocess.Popen, term_grace: float = 20.0, kill_grace: float = 10.0) -> None:
+    """Stop the daemon's whole process group: TERM, then KILL; wait until it is empty."""
+    for sig, grace in ((signal.SIGTERM, term_grace), (signal.SIGKILL, kill_grace)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            proc.poll()  # reap the leader
+            if not group_alive(proc.pid):
+                break
+            time.sleep(0.2)
+        if not group_alive(proc.pid):
+            break
+    (PID_DIR / f"{proc.pid}.pid").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def sweep() -> list[int]:
+    """Kill the groups of daemons whose starter is gone (a killed test process, a CI time limit); return them."""
+    swept = []
+    for pidfile in PID_DIR.glob("*.pid") if PID_DIR.is_dir() else ():
+        try:
+            pgid, starter = int(pidfile.stem), int(pidfile.read_text().split()[0])
+        except (ValueError, IndexError, OSError):
+            pidfile.unlink(missing_ok=True)
+            continue
+        if starter == os.getpid() or _alive(starter):
+            continue  # this run's daemon, or another live run's
+        if group_alive(pgid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
+            swept.append(pgid)
+        pidfile.unlink(missing_ok=True)
+    return swept

@@ -1,0 +1,71 @@
+"""What a scenario holds for one configuration (``Lab``), and the scenario steps shared by several scenarios."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bench.measure.reads import run_reads
+from bench.measure.rounds import Rounds, measured
+from bench.results import contract
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.engines.base import ReadEngine
+    from bench.formats.base import TableFormat, TableRef
+    from bench.run.session import BenchSession
+    from bench.workload.queries import Query
+
+
+@dataclass
+class Lab:
+    """What a scenario needs for one configuration: the adapter, its Spark session, the run session."""
+
+    fmt: TableFormat
+    spark: SparkSession
+    session: BenchSession
+    engines: list[ReadEngine]
+
+    def reads(self, table: TableRef, queries: list[Query], expected: dict[str, list[tuple]], repeats: int,
+              mode: str = "snapshot") -> dict[str, dict]:
+        """The dashboard ``queries`` on every read engine, each answer checked (see ``measure.run_reads``)."""
+        return run_reads(self.engines, self.fmt, table, queries, expected, repeats, mode)
+
+    def header(self, scenario: str, operation: str, param: str | None = None) -> dict[str, Any]:
+        """The record header every scenario's ``benchmark.extra_info`` starts with (the results contract)."""
+        return contract.header(scenario, operation, self.fmt.config_id, self.fmt.family, self.fmt.mode,
+                               self.session.scale.name, self.session.seed, [vars(s) for s in self.fmt.settings()], param)
+
+    def keys_view(self, name: str, keys: list[int], key: str = "txn_id") -> str:
+        self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)
+        return name
+
+
+def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: list[int], rounds: int,
+                         label: str, progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
+    """Set ``status`` on ``keys`` for ``rounds`` pytest-benchmark rounds, each on table ``name`` restored from
+    ``data`` (outside the timed region), then check that exactly those rows carry it.
+
+    Raises:
+        AssertionError: a different number of rows carries ``status``.
+    """
+    fmt, spark = lab.fmt, lab.spark
+    keys_view = lab.keys_view("status_update_keys", keys)
+    record, state = Rounds(len(keys) * data.bytes_per_row), {}
+
+    def setup():
+        record.close()
+        progress(f"{label}: round {record.number}/{rounds}")
+        state["table"] = lab.session.tables.base_table(spark, fmt, name, data)
+        record.start(fmt, state["table"])
+        return (state["table"],), {}
+
+    benchmark.pedantic(measured(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{status}'"})),
+                       setup=setup, rounds=rounds, iterations=1)
+    record.close()
+    rel = fmt.relation(spark, state["table"])
+    changed = spark.sql(f"SELECT COUNT(*) FROM {rel} WHERE status = '{status}'").collect()[0][0]
+    assert changed == len(keys), f"{changed} rows changed, expected {len(keys)}"
+    return state["table"], record, changed

@@ -1,0 +1,145 @@
+"""One benchmark run: validated options, and what they build (workspace, jar resolutions, Spark applications).
+
+Table states live in ``tables.py``, the read engines in ``readers.py``, the record on disk in ``record.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bench.core.ledger import DATA, JVM, LEDGER
+from bench.engines import PRIMARY, select_engines
+from bench.exceptions import BadOption, MissingArtifact
+from bench.formats import Config, adapter_class, make_adapter, select_configs
+from bench.measure.rounds import RoundsPlan
+from bench.run import artifacts, record
+from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
+from bench.run.readers import ReadEngines
+from bench.run.spark import SparkApps, SparkOptions, java_version
+from bench.run.tables import TableStates
+from bench.run.workspace import Workspace
+from bench.workload.datagen import PaymentsData, generate_payments
+from bench.workload.scales import Scale, get_scale
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.formats.base import TableFormat
+
+
+def plan_rounds(scale: Scale, low: int | None = None, high: int | None = None, target_ci: float = 0.10) -> RoundsPlan:
+    """Rounds of each update and compaction: ``low`` (default: the scale's rounds) up to ``high`` (default: the
+    scale's max_rounds, never below ``low``).
+
+    Raises:
+        BadOption: ``high`` below ``low``.
+    """
+    low = low or scale.rounds
+    high = high or max(low, scale.max_rounds)
+    if high < low:
+        raise BadOption(f"--max-rounds {high} is below --min-rounds {low}")
+    return RoundsPlan(low, high, target_ci)
+
+
+def new_run_id(scale: str) -> str:
+    return f"{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}-{scale}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class BenchSession:
+    scale: Scale
+    seed: int
+    configs: list[Config]
+    spark_options: SparkOptions
+    workspace: Workspace
+    results_dir: Path
+    run_id: str
+    jars_dir: Path | None = None
+    maven_repo: str = artifacts.MAVEN_CENTRAL
+    engine_names: list[str] = field(default_factory=lambda: [PRIMARY])
+    rounds_plan: RoundsPlan | None = None
+    apps: SparkApps = field(init=False)
+    tables: TableStates = field(init=False)
+    readers: ReadEngines = field(init=False)
+    _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
+    java: int | None = None
+
+    def __post_init__(self) -> None:
+        self.apps = SparkApps(self.spark_options)
+        self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
+        self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up))
+        self.readers = ReadEngines(self.engine_names)
+
+    @classmethod
+    def from_options(cls, ns: Any) -> BenchSession:
+        """Validate everything that can be checked before work starts.
+
+        Raises:
+            BadOption: any invalid option, in one line.
+        """
+        scale = get_scale(ns.scale, scale_overrides(ns.param))
+        configs = select_configs(ns.formats)
+        check_master_reachable(ns.spark_master)
+        if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
+            raise BadOption(f"--jars-dir {ns.jars_dir} is not a directory")
+        check_results_dir(Path(ns.results_dir), ns.run_id)
+        check_warehouse(str(ns.warehouse))
+        spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
+        return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
+                   workspace=Workspace(str(ns.warehouse)), results_dir=Path(ns.results_dir),
+                   run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
+                   engine_names=select_engines(ns.engines), rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci))
+
+    # --- where things go -----------------------------------------------------------------
+    @property
+    def run_dir(self) -> Path:
+        path = self.results_dir / self.run_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def payments(self) -> PaymentsData:
+        s = self.scale
+        with LEDGER.spend(DATA):
+            return generate_payments(self.workspace.data_dir, s.days, s.files_per_day, s.rows_per_file, self.seed)
+
+    # --- formats and Spark ---------------------------------------------------------------
+    def resolution(self, family: str) -> artifacts.Resolution:
+        """The family's jars, resolved once per run.
+
+        Raises:
+            MissingArtifact: the jars cannot be found (the caller skips the family with this message).
+        """
+        if family not in self._resolutions:
+            try:
+                self._resolutions[family] = artifacts.resolve(family, self.jars_dir, self.maven_repo)
+            except MissingArtifact as err:
+                self._resolutions[family] = err
+        found = self._resolutions[family]
+        if isinstance(found, MissingArtifact):
+            raise found
+        return found
+
+    def adapter(self, config_id: str) -> TableFormat:
+        return make_adapter(config_id, self.workspace.warehouse, self.scale.target_file_bytes)
+
+    def spark(self, family: str) -> SparkSession:
+        """The family's Spark application (starting it, and stopping another family's, if needed)."""
+        if self.java is None:
+            self.java = java_version()
+        resolution = self.resolution(family)
+        conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
+        starting = self.apps.family != family
+        with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
+            return self.apps.get(family, conf | resolution.spark_conf())
+
+    # --- the record ----------------------------------------------------------------------
+    def environment(self) -> dict[str, Any]:
+        return record.environment(self)
+
+    def write_json(self, name: str, payload: Any) -> Path:
+        return record.write_json(self.run_dir, name, payload)

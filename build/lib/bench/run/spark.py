@@ -1,0 +1,151 @@
+"""Spark sessions: one Spark application (one JVM) per format family, so classpaths never mix."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.exceptions import JavaNotFound
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOG4J2 = Path(__file__).with_name("log4j2.properties")
+MIN_JAVA, MAX_JAVA = 11, 17  # Spark 3.5 supports Java 8/11/17; this harness is verified on 17
+JAVA_HINT = "install OpenJDK 17 (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless; macOS: brew install openjdk@17) and set JAVA_HOME"
+
+
+def java_version() -> int:
+    """Major version of the ``java`` Spark will use (JAVA_HOME first, then PATH).
+
+    Raises:
+        JavaNotFound: no java, or one older than 11.
+    """
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home and (Path(home) / "bin" / "java").exists() else shutil.which("java")
+    if not java:
+        raise JavaNotFound(f"Java not found (cowmor runs Spark 3.5, which needs Java {MIN_JAVA}-{MAX_JAVA}): {JAVA_HINT}")
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    if not match:
+        raise JavaNotFound(f"cannot read the version of {java} ({out.strip()[:80]!r}): {JAVA_HINT}")
+    major = int(match.group(1))
+    major = int(match.group(2)) if major == 1 else major
+    if major < MIN_JAVA:
+        raise JavaNotFound(f"Java {major} at {java} is too old for Spark 3.5 (need {MIN_JAVA}-{MAX_JAVA}): {JAVA_HINT}")
+    return major
+
+
+@dataclass(frozen=True)
+class SparkOptions:
+    """Settings shared by every family's application (fairness: the same everywhere)."""
+
+    master: str = "local[*]"
+    driver_memory: str = "2g"
+    shuffle_partitions: int = 8
+    extra_conf: tuple[tuple[str, str], ...] = ()
+
+    def base_conf(self, family: str) -> dict[str, str]:
+        conf = {
+            "spark.master": self.master,
+            "spark.app.name": f"cowmor-{family}",
+            "spark.driver.memory": self.driver_memory,
+            "spark.sql.shuffle.partitions": str(self.shuffle_partitions),
+            # Delta replays its log with a shuffle of its own (default 50 partitions, sized for clusters): the same
+            # shared count applies to it, or each first read after a commit pays ~3x on a laptop (README, fairness)
+            "spark.databricks.delta.snapshotPartitions": str(self.shuffle_partitions),
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.parquet.compression.codec": "snappy",
+            "spark.sql.adaptive.enabled": "true",
+            "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J2}",
+            "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J2}",
+        }
+        conf.update(dict(self.extra_conf))
+        return conf
+
+
+LIST_KEYS = ("spark.jars", "spark.jars.packages", "spark.jars.repositories", "spark.sql.extensions")
+
+
+def merge_conf(user: dict[str, str], family: dict[str, str]) -> dict[str, str]:
+    """The family's settings win, except comma-separated lists, which are joined (user's jars + the family's)."""
+    merged = user | family
+    for key in LIST_KEYS:
+        if key in user and key in family and user[key] != family[key]:
+            merged[key] = ",".join(dict.fromkeys(filter(None, (user[key] + "," + family[key]).split(","))))
+    return merged
+
+
+@dataclass
+class SparkApps:
+    """Hands out the Spark session of a family, stopping the previous family's JVM first."""
+
+    options: SparkOptions
+    family: str | None = None
+    session: SparkSession | None = None
+    conf: dict[str, str] = field(default_factory=dict)
+
+    def get(self, family: str, family_conf: dict[str, str]) -> SparkSession:
+        if self.family == family and self.session is not None:
+            return self.session
+        self.stop()
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1") if self.options.master.startswith("local") else None
+        # Python workers run this interpreter, not whatever python3 comes first on PATH (pyspark's default);
+        # a cluster whose nodes keep Python elsewhere sets spark.pyspark.python, which takes precedence
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        from pyspark.sql import SparkSession
+
+        conf = merge_conf(self.options.base_conf(family), family_conf)
+        builder = SparkSession.builder
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        self.session = builder.getOrCreate()
+        self.session.sparkContext.setLogLevel("ERROR")
+        self.family, self.conf = family, conf
+        return self.session
+
+    def stop(self) -> None:
+        """Stop the session and its JVM, so the next family starts with a clean classpath."""
+        if self.session is None:
+            return
+        from pyspark import SparkContext
+
+        self.session.stop()
+        gateway = SparkContext._gateway
+        if gateway is not None:
+            proc = getattr(gateway, "proc", None)
+            gateway.shutdown()
+            if proc is not None:
+                proc.stdin.close()  # the JVM exits on EOF of its stdin
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        self.session, self.family = None, None
+
+    def versions(self) -> dict[str, str]:
+        if self.session is None:
+            return {}
+        jvm = self.session.sparkContext._jvm
+        return {"spark": self.session.version, "java": jvm.java.lang.System.getProperty("java.version"),
+                "scala": jvm.scala.util.Properties.versionNumberString()}
+
+
+if __name__ == "__main__":  # `python -m bench.run.spark`: the Makefile's one-line Java check
+    import sys
+
+    try:
+        print(f"java {java_version()}: ok")
+    except JavaNotFound as err:
+        print(f"cowmor: {err}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,109 @@
+"""The only place the harness writes or deletes: a directory it created and marked as its own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from bench.core.storage import Files, is_local
+from bench.exceptions import UnsafePath
+
+MARKER = ".cowmor-workspace"
+MARKER_TEXT = "This directory was created by cowmor; it may delete anything inside it.\n"
+
+
+class Workspace:
+    """A marked directory holding generated data (``data/``) and tables (``warehouse/``).
+
+    Deletion goes through ``remove``, which refuses any path that does not resolve (symlinks
+    followed) to somewhere strictly inside a marked workspace.
+    """
+
+    def __new__(cls, root: Path | str):
+        return super().__new__(cls if is_local(root) else RemoteWorkspace)
+
+    def __init__(self, root: Path | str) -> None:
+        root = Path(str(root).removeprefix("file://")).expanduser().absolute()
+        if root.exists():
+            if not root.is_dir():
+                raise UnsafePath(f"workspace {root} exists and is not a directory")
+            if not (root / MARKER).is_file() and any(root.iterdir()):
+                raise UnsafePath(f"refusing to use {root} as a workspace: it is not empty and has no {MARKER} marker "
+                                 "(choose an empty or new directory)")
+        root.mkdir(parents=True, exist_ok=True)
+        (root / MARKER).write_text(MARKER_TEXT)
+        self.root = root
+        self._real_root = Path(os.path.realpath(root))
+        if self._real_root == Path("/"):
+            raise UnsafePath("refusing to use / as a workspace")
+
+    @property
+    def data_dir(self) -> str:
+        return str(self.root / "data")
+
+    @property
+    def warehouse(self) -> str:
+        return str(self.root / "warehouse")
+
+    @property
+    def bases_dir(self) -> str:
+        """Saved base states of tables (restored between rounds)."""
+        return str(self.root / "bases")
+
+    def owns(self, path: Path | str) -> bool:
+        """True if ``path`` (symlinks resolved) lies strictly inside this workspace."""
+        real = Path(os.path.realpath(path))
+        return real != self._real_root and self._real_root in real.parents and (self._real_root / MARKER).is_file()
+
+    def remove(self, path: Path | str) -> None:
+        """Delete ``path`` (file or tree) if it is inside the workspace.
+
+        Raises:
+            UnsafePath: the path is the workspace itself, outside it, or a symlink pointing out of it.
+        """
+        path = Path(path)
+        if path.is_symlink():
+            if not self.owns(path.parent) or not self.owns(path):
+                raise UnsafePath(f"refusing to delete {path}: a symlink pointing outside the workspace {self.root}")
+            path.unlink()
+            return
+        if not self.owns(path):
+            raise UnsafePath(f"refusing to delete {path}: not inside the cowmor workspace {self.root}")
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+class RemoteWorkspace(Workspace):
+    """A workspace on an object store or HDFS (``s3a://bucket/prefix``): the same marker, prefix-checked deletes."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.files = Files.of(str(root).rstrip("/"))
+        marker = self.files / MARKER
+        if self.files.exists() and not marker.exists() and self.files.walk():
+            raise UnsafePath(f"refusing to use {root} as a workspace: it is not empty and has no {MARKER} marker")
+        marker.write_text(MARKER_TEXT)
+        self.root = self.files.uri
+
+    @property
+    def data_dir(self) -> str:
+        return f"{self.root}/data"
+
+    @property
+    def warehouse(self) -> str:
+        return f"{self.root}/warehouse"
+
+    @property
+    def bases_dir(self) -> str:
+        return f"{self.root}/bases"
+
+    def owns(self, path: Path | str) -> bool:
+        text = str(path).rstrip("/")
+        return text.startswith(self.root + "/") and "/../" not in text + "/" and (self.files / MARKER).exists()
+
+    def remove(self, path: Path | str) -> None:
+        if not self.owns(path):
+            raise UnsafePath(f"refusing to delete {path}: not inside the cowmor workspace {self.root}")
+        Files.of(str(path)).delete()

@@ -1,0 +1,58 @@
+"""Where merge-on-read starts to win: one update, swept from a handful of rows to a tenth of the table.
+
+Points: 0.01%, 0.1%, 1% and 10% of the rows scattered uniformly, plus ``hotfix_rows`` rows clustered in
+one or two files versus the same count scattered — the files-affected vs rows-affected pivot. Each point
+is a pytest-benchmark with the base table restored before each round; the rows changed are verified by a query.
+
+Run with:  pytest scenarios/test_update_sweep.py --scale tiny --formats iceberg
+Grid:      every selected configuration x SWEEP points x one scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.run.lab import status_update_rounds
+from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE
+
+pytestmark = pytest.mark.spark
+TABLE = "payments"  # the same base table as the hotfix: built once per configuration, restored per round
+# the files-vs-rows pivot first: a scale running fewer points (``sweep_points``) keeps the most telling ones
+SWEEP = ("clustered", "scattered", "10pct", "1pct", "0.1pct", "0.01pct")
+FRACTIONS = {"0.01pct": 0.0001, "0.1pct": 0.001, "1pct": 0.01, "10pct": 0.1}
+
+
+def sweep_keys(payments, point: str, fixed_rows: int) -> list[int]:
+    if point in FRACTIONS:
+        return payments.hotfix_keys(max(1, round(payments.rows * FRACTIONS[point])))
+    if point == "scattered":
+        return payments.hotfix_keys(fixed_rows)
+    rng = np.random.default_rng([payments.seed, 3])
+    start = int(rng.integers(0, payments.rows - fixed_rows))  # consecutive ids: one or two base files
+    return list(range(TXN_ID_BASE + start, TXN_ID_BASE + start + fixed_rows))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The first ``sweep_points`` points of SWEEP, per the run's scale."""
+    if "point" in metafunc.fixturenames:
+        from bench.run.plugin import SESSION_KEY
+
+        metafunc.parametrize("point", SWEEP[:metafunc.config.stash[SESSION_KEY].scale.sweep_points])
+
+
+def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
+    scale = lab.session.scale
+    keys = sweep_keys(payments, point, scale.hotfix_rows)
+    files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
+    table, rounds, changed = status_update_rounds(
+        benchmark, lab, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
+        label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
+    last = rounds.last
+    benchmark.extra_info.update({
+        **lab.header("update_sweep", "update", point),
+        "rows_targeted": len(keys), "rows_fraction": len(keys) / payments.rows, "files_touched": files_touched,
+        "files_total": len(payments.files), "rows_changed_verified": changed, "rounds": rounds.records,
+        "filesystem": last["filesystem"], "metadata": last["metadata"], "write_amplification": last["write_amplification"],
+        "logical_bytes": last["logical_bytes"], "answers_verified": True,
+    })

@@ -1,0 +1,170 @@
+"""Deterministic base data: written once per (shape, seed) as Parquet and loaded into every configuration.
+
+Each Parquet file holds the rows of exactly one settlement day, so a table loaded with one output file
+per input file has the same layout in every format (the "many files per day" of the payments hotfix).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bench.core.storage import Files
+
+GENERATOR_VERSION = 1
+FIRST_DAY = dt.date(2026, 1, 1)
+TXN_ID_BASE = 1_000_000_000
+STATUSES = ("SETTLED", "PENDING", "FAILED")
+STATUS_WEIGHTS = (0.90, 0.07, 0.03)
+HOTFIX_STATUS = "REVERSED"  # never generated, so the rows carrying it are exactly the updated ones
+CURRENCIES = ("INR", "USD", "EUR", "GBP")
+CURRENCY_WEIGHTS = (0.85, 0.08, 0.05, 0.02)
+TAX_BUCKETS = ("GST_0", "GST_5", "GST_12", "GST_18", "GST_28")
+METHODS = ("UPI", "CARD", "NETBANKING", "WALLET")
+MERCHANTS = 2000
+
+PAYMENTS_SCHEMA = pa.schema([
+    ("txn_id", pa.int64()),
+    ("settled_date", pa.date32()),
+    ("merchant_id", pa.int32()),
+    ("amount", pa.decimal128(12, 2)),
+    ("currency", pa.string()),
+    ("status", pa.string()),
+    ("tax_bucket", pa.string()),
+    ("payment_method", pa.string()),
+    ("created_at", pa.timestamp("us", tz="UTC")),
+    ("gateway_ref", pa.string()),
+    ("notes", pa.string()),
+])
+
+
+def decimal_from_cents(cents: np.ndarray, precision: int = 12, scale: int = 2) -> pa.Array:
+    """Exact decimal128 from integer cents (little-endian 128-bit unscaled values), no float round trip."""
+    words = np.empty((len(cents), 2), dtype=np.int64)
+    words[:, 0] = cents
+    words[:, 1] = np.where(cents < 0, -1, 0)
+    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(cents), [None, pa.py_buffer(words.tobytes())])
+
+
+def _choice(rng: np.random.Generator, values: tuple[str, ...], weights: tuple[float, ...], n: int) -> pa.Array:
+    idx = rng.choice(len(values), size=n, p=np.array(weights) / sum(weights))
+    return pa.DictionaryArray.from_arrays(pa.array(idx, pa.int32()), pa.array(values)).cast(pa.string())
+
+
+def payments_file(seed: int, day: int, file_no: int, files_per_day: int, rows_per_file: int) -> pa.Table:
+    """The rows of one base file; depends only on its arguments (so files can be made in any order)."""
+    rng = np.random.default_rng([seed, day, file_no])
+    n = rows_per_file
+    first = (day * files_per_day + file_no) * rows_per_file
+    txn_id = np.arange(first, first + n, dtype=np.int64) + TXN_ID_BASE
+    date = FIRST_DAY + dt.timedelta(days=day)
+    merchant = np.minimum(rng.zipf(1.3, n), MERCHANTS).astype(np.int32)
+    cents = np.round(rng.lognormal(7.0, 1.2, n) * 100).astype(np.int64) + 100
+    seconds = rng.integers(0, 86400, n)
+    created = (np.datetime64(date, "s") - np.timedelta64(1, "D") + seconds.astype("timedelta64[s]")).astype("datetime64[us]")
+    ref = rng.integers(0, 2**63 - 1, n, dtype=np.int64)
+    columns = [
+        pa.array(txn_id),
+        pa.array(np.full(n, date), pa.date32()),
+        pa.array(merchant),
+        decimal_from_cents(cents),
+        _choice(rng, CURRENCIES, CURRENCY_WEIGHTS, n),
+        _choice(rng, STATUSES, STATUS_WEIGHTS, n),
+        _choice(rng, TAX_BUCKETS, (1, 2, 3, 4, 1), n),
+        _choice(rng, METHODS, (6, 2, 1, 1), n),
+        pa.array(created, pa.timestamp("us", tz="UTC")),
+        pa.array([f"pg_{r:016x}" for r in ref.tolist()]),
+        pa.array([f"batch {day:03d}/{file_no:03d} settlement via {m}" for m in rng.choice(METHODS, n).tolist()]),
+    ]
+    return pa.Table.from_arrays(columns, schema=PAYMENTS_SCHEMA)
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """A date-clustered table: ``days`` x ``files_per_day`` base files of ``rows_per_file`` rows each."""
+
+    days: int
+    files_per_day: int
+    rows_per_file: int
+    seed: int
+
+    @property
+    def rows(self) -> int:
+        return self.days * self.files_per_day * self.rows_per_file
+
+    @property
+    def last_day(self) -> dt.date:
+        return FIRST_DAY + dt.timedelta(days=self.days - 1)
+
+
+@dataclass(frozen=True)
+class PaymentsData(TableShape):
+    """A generated payments dataset at ``path``."""
+
+    path: str = ""
+
+    @property
+    def _sizes(self) -> dict[str, int]:
+        return {rel: size for rel, size in Files.of(self.path).walk().items()
+                if rel.startswith("part-") and rel.endswith(".parquet")}
+
+    @property
+    def files(self) -> list[str]:
+        return sorted(f"{self.path}/{rel}" for rel in self._sizes)
+
+    @property
+    def bytes(self) -> int:
+        return sum(self._sizes.values())
+
+    @property
+    def bytes_per_row(self) -> float:
+        return self.bytes / self.rows
+
+    def read(self, columns: list[str] | None = None) -> pa.Table:
+        root = Files.of(self.path)
+        return pq.read_table([(root / p.rsplit("/", 1)[1]).path for p in self.files], columns=columns, filesystem=root.fs)
+
+    def hotfix_keys(self, n: int) -> list[int]:
+        """``n`` txn_ids drawn uniformly over the whole table, so they scatter over the files."""
+        rng = np.random.default_rng([self.seed, 1])
+        return sorted((rng.choice(self.rows, size=n, replace=False) + TXN_ID_BASE).tolist())
+
+    def describe(self) -> dict[str, object]:
+        return {"path": str(self.path), "rows": self.rows, "files": len(self.files), "bytes": self.bytes,
+                "days": self.days, "files_per_day": self.files_per_day, "rows_per_file": self.rows_per_file,
+                "seed": self.seed, "generator_version": GENERATOR_VERSION}
+
+
+def write_once(data_dir: Path | str, table: str, shape: dict, files, progress=print) -> str:
+    """Write ``files`` ((name, arrow table) pairs) under a folder named by ``shape``'s hash, unless a complete
+    copy is already there (a manifest written last marks it complete). Returns the folder's location."""
+    shape = {"table": table, "v": GENERATOR_VERSION, **shape}
+    digest = hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:12]
+    folder = Files.of(str(data_dir)) / f"{table}-{digest}"
+    manifest = folder / "_manifest.json"  # "_" prefix: Spark skips it when reading the folder
+    if manifest.is_file():
+        return folder.uri
+    folder.mkdir()
+    count = 0
+    for count, (name, data) in enumerate(files, start=1):
+        pq.write_table(data, (folder / name).path, compression="snappy", filesystem=folder.fs)
+        if progress and count % 120 == 0:
+            progress(f"generated {table}: {count} files")
+    (folder / "_manifest.json").write_text(json.dumps(shape | {"files": count}, indent=2))  # last: marks completeness
+    return folder.uri
+
+
+def generate_payments(data_dir: Path, days: int, files_per_day: int, rows_per_file: int, seed: int,
+                      progress=print) -> PaymentsData:
+    """Write the payments dataset under ``data_dir`` unless a complete copy is already there; return it."""
+    files = ((f"part-{day:03d}-{file_no:03d}.parquet", payments_file(seed, day, file_no, files_per_day, rows_per_file))
+             for day in range(days) for file_no in range(files_per_day))
+    shape = {"days": days, "files_per_day": files_per_day, "rows_per_file": rows_per_file, "seed": seed}
+    return PaymentsData(days, files_per_day, rows_per_file, seed, path=write_once(data_dir, "payments", shape, files, progress))

@@ -1,0 +1,114 @@
+"""Scale presets: every size a scenario uses comes from here, so a run is reproducible from its name."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from bench.exceptions import BadOption
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Sizes for one preset. Every field can be overridden with ``--param NAME=VALUE``."""
+
+    name: str
+    # payments table (payments hotfix): days x files_per_day files of rows_per_file rows each
+    days: int
+    files_per_day: int
+    rows_per_file: int
+    hotfix_rows: int
+    # measurement: ``rounds`` of each operation at least, more (up to ``max_rounds``) until its median is known to ±10%
+    rounds: int
+    read_repeats: int
+    # the same target file size for every format (bytes)
+    target_file_bytes: int = 128 * 1024 * 1024
+    # dinner peak: order_events table of orders_days x orders_files_per_day files
+    orders_days: int = 7
+    orders_files_per_day: int = 4
+    orders_rows_per_file: int = 5000
+    peak_batches: int = 6
+    peak_updates_per_batch: int = 40
+    peak_inserts_per_batch: int = 40
+    peak_reads_per_batch: int = 2
+    # concurrent compaction: batches of the writer alone, then as many again while compaction runs
+    concurrent_batches: int = 4
+    degradation_batches: int = 5
+    settlement_batches: int = 3
+    settlement_rows_per_batch: int = 20
+    settlement_reads: int = 30
+    # rounds of each update-sweep point, and how many of its six points run (the files-vs-rows pivot first)
+    sweep_rounds: int = 3
+    sweep_points: int = 6
+    # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
+    growth_steps: int = 4
+    max_rounds: int = 6
+    # 1: pay each family's JVM warm-up before measuring; 0 at `tiny`, whose timings are not results (CI checks answers)
+    warm_up: int = 1
+
+    @property
+    def files(self) -> int:
+        return self.days * self.files_per_day
+
+    @property
+    def rows(self) -> int:
+        return self.files * self.rows_per_file
+
+    def as_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self) | {"files": self.files, "rows": self.rows}
+
+
+PRESETS: dict[str, Scale] = {
+    # CI: seconds per configuration
+    "tiny": Scale("tiny", days=12, files_per_day=3, rows_per_file=800, hotfix_rows=12, rounds=2, read_repeats=1,
+                  orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
+                  peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
+                  degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
+                  sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0),
+    # laptop default: a few minutes for the whole matrix
+    "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
+    "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
+                    orders_days=14, orders_files_per_day=8,
+                    peak_batches=10, peak_updates_per_batch=200, peak_inserts_per_batch=200, peak_reads_per_batch=3,
+                    degradation_batches=8, settlement_rows_per_batch=100, settlement_reads=60),
+    # the seeds' own sizes (1,200 rows over ~4,800 files, ~6 GB): for a cluster
+    "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=20000, hotfix_rows=1200, rounds=3, read_repeats=3,
+                  orders_days=30, orders_files_per_day=32, orders_rows_per_file=20000,
+                  peak_batches=16, peak_updates_per_batch=2500, peak_inserts_per_batch=2500, peak_reads_per_batch=1,
+                  degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100),
+}
+
+
+MAX_PARAM = 10_000_000_000
+MAX_FILES = 1_000_000
+MAX_ROWS = 100_000_000_000
+
+
+def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
+    """Return the preset ``name`` with ``overrides`` applied.
+
+    Raises:
+        BadOption: unknown preset or parameter, or a non-positive size.
+    """
+    if name not in PRESETS:
+        raise BadOption(f"unknown scale {name!r}; choose one of {', '.join(PRESETS)}")
+    scale = PRESETS[name]
+    fields = {f.name for f in dataclasses.fields(Scale)} - {"name"}
+    for key, value in (overrides or {}).items():
+        if key not in fields:
+            raise BadOption(f"unknown scale parameter {key!r}; known: {', '.join(sorted(fields))}")
+        if key == "warm_up" and value in (0, 1):
+            continue
+        if not isinstance(value, int) or value <= 0:
+            raise BadOption(f"scale parameter {key} must be a positive integer, got {value!r}")
+        if value > MAX_PARAM:
+            raise BadOption(f"scale parameter {key}={value:,} is above the bound of {MAX_PARAM:,}")
+    scale = dataclasses.replace(scale, **(overrides or {}))
+    if scale.files > MAX_FILES or scale.rows > MAX_ROWS:
+        raise BadOption(f"the payments table would hold {scale.files:,} files and {scale.rows:,} rows; the bounds are "
+                        f"{MAX_FILES:,} files and {MAX_ROWS:,} rows")
+    if scale.sweep_points > 6:
+        raise BadOption(f"sweep_points={scale.sweep_points}: the update sweep has 6 points")
+    if scale.hotfix_rows > scale.rows:
+        raise BadOption(f"hotfix_rows={scale.hotfix_rows} exceeds the table's {scale.rows} rows")
+    return scale
