@@ -147,7 +147,20 @@ def _report(args: argparse.Namespace) -> int:
         if not recorded:
             raise CowmorError("no recorded run under results/: run 'make bench' (or give RESULTS folders)")
         runs = [recorded[-1]]
-    print(f"report: {build_report(runs, args.output, profiles=args.profile)}")
+    from bench.report.model import parse_table
+    from bench.report.sections.file_size import models, table_text
+    from bench.results.contract import load_run
+    from bench.results.load import merge
+
+    try:
+        tables = [parse_table(t) for t in args.table]
+    except ValueError as err:
+        raise CowmorError(str(err)) from None
+    print(f"report: {build_report(runs, args.output, profiles=args.profile, tables=tables)}")
+    if tables:
+        fitted = models(merge([load_run(r) for r in runs]))
+        for t in tables:
+            print(table_text(t, fitted))
     return 0
 
 
@@ -194,6 +207,10 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", metavar="DIR", type=Path, default=None, help="output folder (default reports/<run-id>/)")
     report.add_argument("--profile", action="append", default=[], metavar="NAME:reads_per_write=N[,…]",
                         help="an extra workload profile for the recommendation (repeatable)")
+    report.add_argument("--table", action="append", default=[],
+                        metavar="NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,reads_per_day=D,writes_per_compaction=K]",
+                        help="predict W, R, C and the cost per day of every configuration on your own table, from the "
+                             "cost model fitted on the runs (repeatable)")
     gate = sub.add_parser("compare", help="regression gate: exit 1 if CURRENT regressed against BASELINE, 3 if nothing compares")
     gate.add_argument("baseline", metavar="BASELINE", help="results/<run-id>/ or its benchmark.json")
     gate.add_argument("current", metavar="CURRENT", help="results/<run-id>/ or its benchmark.json")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bench.measure.rounds import Rounds, adaptive_pedantic, measured
-from bench.workload.datagen import HOTFIX_STATUS
+from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE
 from bench.workload.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -82,6 +82,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
     benchmark.extra_info.update({
         **lab.header("payments_hotfix", "update"),
         "rows_targeted": len(hotfix["keys"]), "rows_changed_reported": reported, **verified,
+        "files_touched": len({(k - TXN_ID_BASE) // payments.rows_per_file for k in hotfix["keys"]}),
         "base": payments.describe(), "live_files_before": state["live_before"],
         "live_files_after": lab.fmt.live_files(lab.spark, table),
         "rounds": rounds.records, "rounds_plan": plan, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",

@@ -19,9 +19,11 @@ from bench.report import confidence
 from bench.report.costmodel import SEED_PROFILES, costs_of, parse_profile
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
+from bench.report.model import UserTable
 from bench.report.sections import concurrency, growth
 from bench.report.sections import engines as engine_view
 from bench.report.sections.break_even import section_break_even
+from bench.report.sections.file_size import section_file_size
 from bench.report.sections.over_time import read_optimized_staleness, section_over_time
 from bench.report.sections.read import section_read, section_settlements
 from bench.report.sections.runs import section_compare, section_trend
@@ -33,7 +35,8 @@ from bench.results.contract import REFERENCE_ENGINE, check_run_id
 CSS = (Path(__file__).with_name("report.css")).read_text()
 
 
-def build_report(paths: list[Path], out: Path | None = None, profiles: list[str] | None = None) -> Path:
+def build_report(paths: list[Path], out: Path | None = None, profiles: list[str] | None = None,
+                 tables: list[UserTable] | None = None) -> Path:
     """Read the runs and write ``<out>/index.html``, ``<out>/charts/*.png`` and ``<out>/results.csv``, whole or not
     at all: the report is rendered into a temporary sibling folder and moved into place, so a write cut short or
     a failed re-report never leaves a half page nor an old page beside new charts.
@@ -52,7 +55,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
-        _render(runs, run, extra, staging)
+        _render(runs, run, extra, staging, tables or [])
         os.chmod(staging, 0o755)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
@@ -66,7 +69,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     return out / "index.html"
 
 
-def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path) -> None:
+def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables: list[UserTable]) -> None:
     if len({r.scale for r in runs}) > 1:
         warnings.warn(f"comparing runs at different scales: {', '.join(r.scale for r in runs)}", stacklevel=2)
     ops, all_reads = load.operations(run), load.reads(run)
@@ -82,7 +85,8 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path) -> None
     csv.to_csv(out / "results.csv", index=False)
     sections = [
         ("summary", "1. Summary", section_summary(runs, run, verdict_rows)),
-        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out) + section_sweep(run, ops, out)
+        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out)
+                              + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),
         ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),

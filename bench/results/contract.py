@@ -42,6 +42,9 @@ SCENARIO_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
                                  "rows_changed_verified", "filesystem", "metadata", "rounds"),
     ("table_growth", "update"): ("param", "files_total", "rows_total", "file_bytes_mean", "rows_targeted",
                                  "files_touched", "rows_changed_verified", "filesystem", "metadata", "rounds"),
+    ("file_size", "update"): ("param", "file_bytes_mean", "files_total", "files_touched", "rows_targeted",
+                              "rows_changed_verified", "bytes_in_touched_files", "filesystem", "metadata", "rounds",
+                              "reads_before", "reads_after", "compaction", "reads_after_compaction", "answers_verified"),
     ("late_arrivals", "sequence"): ("strategies", "answers_verified"),
     ("concurrent_compaction", "sequence"): ("batches", "compactions", "commits_attempted", "commits_succeeded"),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,11 @@ class Lab:
         """The record header every scenario's ``benchmark.extra_info`` starts with (the results contract)."""
         return contract.header(scenario, operation, self.fmt.config_id, self.fmt.family, self.fmt.mode,
                                self.session.scale.name, self.session.seed, [vars(s) for s in self.fmt.settings()], param)
+
+    def with_target_file_bytes(self, target: int) -> Lab:
+        """The same configuration with another target file size (recorded in its settings), for files that the
+        scale's target would split."""
+        return dataclasses.replace(self, fmt=self.session.adapter(self.fmt.config_id, target))
 
     def keys_view(self, name: str, keys: list[int], key: str = "txn_id") -> str:
         self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)

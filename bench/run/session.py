@@ -124,8 +124,9 @@ class BenchSession:
             raise found
         return found
 
-    def adapter(self, config_id: str) -> TableFormat:
-        return make_adapter(config_id, self.workspace.warehouse, self.scale.target_file_bytes)
+    def adapter(self, config_id: str, target_file_bytes: int | None = None) -> TableFormat:
+        """The configuration's adapter, with the scale's target file size unless told otherwise."""
+        return make_adapter(config_id, self.workspace.warehouse, target_file_bytes or self.scale.target_file_bytes)
 
     def spark(self, family: str) -> SparkSession:
         """The family's Spark application (starting it, and stopping another family's, if needed)."""

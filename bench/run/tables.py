@@ -76,6 +76,19 @@ class TableStates:
         fmt.forget_cached_state(spark, table)
         spark.catalog.clearCache()
 
+    def drop(self, spark: SparkSession, fmt: TableFormat, name: str) -> None:
+        """Remove table ``name`` and every saved state of it (a step whose tables are no longer needed)."""
+        if Files.of(fmt.location(name)).exists():
+            self.workspace.remove(fmt.location(name))
+        folder = Files.of(self.workspace.bases_dir) / fmt.config_id
+        for saved in folder.iterdir() if folder.exists() else ():
+            if saved.name == name or saved.name.startswith(f"{name}@"):
+                self.workspace.remove(saved.uri)
+        for state in [s for s in self._bases if s[0] == fmt.config_id and s[1] == name]:
+            del self._bases[state]
+        fmt.forget_cached_state(spark)
+        spark.catalog.clearCache()
+
     def _snapshot(self, fmt: TableFormat, name: str, label: str = "") -> Files:
         return Files.of(self.workspace.bases_dir) / fmt.config_id / (f"{name}@{label}" if label else name)
 

@@ -42,6 +42,12 @@ class Scale:
     sweep_points: int = 6
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
+    # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
+    # whose rows per file grow 4x per step from file_size_first_rows (~34 bytes a row: 7,500 rows ~ 0.25 MB)
+    file_size_steps: int = 5
+    file_size_first_rows: int = 7500
+    file_size_files: int = 6
+    file_size_touched: int = 3
     max_rounds: int = 6
     # 1: pay each family's JVM warm-up before measuring; 0 at `tiny`, whose timings are not results (CI checks answers)
     warm_up: int = 1
@@ -64,15 +70,18 @@ PRESETS: dict[str, Scale] = {
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
                   peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
-                  sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0),
+                  sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
+                  file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
                     orders_days=14, orders_files_per_day=8,
                     peak_batches=10, peak_updates_per_batch=200, peak_inserts_per_batch=200, peak_reads_per_batch=3,
-                    degradation_batches=8, settlement_rows_per_batch=100, settlement_reads=60),
+                    degradation_batches=8, settlement_rows_per_batch=100, settlement_reads=60,
+                    file_size_steps=6),  # up to ~256 MB files
     # the seeds' own sizes (1,200 rows over ~4,800 files, ~6 GB): for a cluster
-    "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=20000, hotfix_rows=1200, rounds=3, read_repeats=3,
+    # 32,000 rows of ~40 bytes (Snappy Parquet, measured at `small`'s file-size steps): ~1.25 MB a file, ~6 GB in all
+    "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=32000, hotfix_rows=1200, rounds=3, read_repeats=3,
                   orders_days=30, orders_files_per_day=32, orders_rows_per_file=20000,
                   peak_batches=16, peak_updates_per_batch=2500, peak_inserts_per_batch=2500, peak_reads_per_batch=1,
                   degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100),

@@ -1,0 +1,107 @@
+"""File size: the same scattered update on tables whose files grow by steps of 4x.
+
+Copy-on-write rewrites every file a changed row sits in, so its cost is (files touched) x (bytes per file);
+merge-on-read and deletion vectors write in proportion to the rows changed. Every step has the same
+``file_size_files`` files (one settlement day each) and the same update: ``file_size_touched`` rows, one in each
+of as many files. Only the rows per file grow: 4x per step from ``file_size_first_rows`` (at `small` about
+0.25, 1, 4, 16 and 64 MB per file; at `medium` to ~256 MB; two small steps at `tiny`).
+
+Per configuration and step: the update (rounds, each on the table restored), bytes and files written and removed,
+the dashboards before and after, and where the configuration merges on read, one compaction (its time, bytes
+and files) and the dashboards after it. Every step's data is generated once and shared by every configuration;
+each step's tables are removed when the step is done, and the workspace's peak size is recorded. The formats'
+target file size is set to at least twice the step's file size, so no file is split (``settings`` say so).
+
+Run with:  pytest scenarios/test_file_size.py --scale tiny --formats iceberg
+Grid:      every selected configuration x file_size_steps file sizes x one scale.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from bench.core.ledger import DATA, LEDGER
+from bench.core.storage import Files
+from bench.measure.rounds import Observation, timed
+from bench.run.lab import status_update_rounds
+from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
+from bench.workload.queries import payments_frame, payments_queries
+
+pytestmark = pytest.mark.spark
+PEAK = {"bytes": 0}  # the workspace's largest size seen at the end of a step, over the whole run
+
+
+def rows_per_file(first: int, step: int) -> int:
+    return first * 4 ** step
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One point per file size, per the run's scale."""
+    if "size_step" in metafunc.fixturenames:
+        from bench.run.plugin import SESSION_KEY
+
+        scale = metafunc.config.stash[SESSION_KEY].scale
+        steps = list(range(scale.file_size_steps))
+        metafunc.parametrize("size_step", steps, ids=[f"{rows_per_file(scale.file_size_first_rows, s)}rpf" for s in steps])
+
+
+@functools.lru_cache(maxsize=16)
+def _expected(path: str, last_day, lookup_id: int, keys: tuple[int, ...], queries_key: str):
+    """The dashboards' answers before and after the update, from pandas on the generated files (kept per step: every configuration reads the same)."""
+    import pyarrow.parquet as pq
+
+    queries = payments_queries(last_day, lookup_id=lookup_id)
+    root = Files.of(path)
+    files = sorted(p.path for p in root.iterdir() if p.name.startswith("part-"))
+    frame = payments_frame(pq.read_table(files, columns=["txn_id", "settled_date", "merchant_id", "amount", "status"],
+                                         filesystem=root.fs))
+    before = {q.name: q.expected(frame) for q in queries}
+    frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS
+    return queries, before, {q.name: q.expected(frame) for q in queries}
+
+
+def test_file_size(benchmark, lab, cowmor, config_id, size_step, progress):
+    scale = cowmor.scale
+    per_file = rows_per_file(scale.file_size_first_rows, size_step)
+    with LEDGER.spend(DATA):
+        data = generate_payments(cowmor.workspace.data_dir, scale.file_size_files, 1, per_file, cowmor.seed, progress=None)
+    file_bytes = data.bytes / len(data.files)
+    lab = lab.with_target_file_bytes(max(scale.target_file_bytes, int(2 * file_bytes)))  # never split a file
+    step = max(1, scale.file_size_files // scale.file_size_touched)
+    touched = list(range(0, scale.file_size_files, step))[: scale.file_size_touched]
+    keys = [TXN_ID_BASE + f * per_file + per_file // 2 for f in touched]  # one row in the middle of each touched file
+    queries, before, after = _expected(data.path, data.last_day, keys[0], tuple(keys), f"{per_file}")
+    name = f"filesize_{size_step}"
+    label = f"{config_id} {file_bytes / 2**20:.2f} MB files ({len(keys)} rows in {len(touched)} of {len(data.files)} files)"
+
+    progress(f"{label}: base table and dashboards before")
+    base = lab.session.tables.base_table(lab.spark, lab.fmt, name, data)
+    reads_before = lab.reads(base, queries, before, scale.read_repeats)
+    table, rounds, changed = status_update_rounds(benchmark, lab, name, data, keys, scale.sweep_rounds,
+                                                  progress=progress, status=HOTFIX_STATUS, label=label)
+    reads_after = lab.reads(table, queries, after, scale.read_repeats)
+    last = rounds.last
+    compaction, reads_compacted = None, None
+    if lab.fmt.merges_on_read:
+        progress(f"{label}: compaction")
+        observed = Observation.start(lab.fmt, table)
+        seconds, _ = timed(lab.fmt.compact, lab.spark, table)
+        compaction = {"seconds": seconds, **observed.finish(), "live_files_after": lab.fmt.live_files(lab.spark, table)}
+        reads_compacted = lab.reads(table, queries, after, scale.read_repeats)
+    workspace = sum(Files.of(str(cowmor.workspace.root)).walk().values())
+    PEAK["bytes"] = max(PEAK["bytes"], workspace)
+    lab.session.tables.drop(lab.spark, lab.fmt, name)  # this step's tables are done: free the disk
+    progress(f"{label}: done; workspace {workspace / 2**20:,.0f} MB, peak so far {PEAK['bytes'] / 2**20:,.0f} MB")
+    benchmark.extra_info.update({
+        **lab.header("file_size", "update", f"{file_bytes / 2**20:.3g}MB"),
+        "file_bytes_mean": file_bytes, "rows_per_file": per_file, "files_total": len(data.files),
+        "files_touched": len(touched), "rows_targeted": len(keys), "rows_changed_verified": changed,
+        "bytes_in_touched_files": file_bytes * len(touched), "table_bytes": data.bytes,
+        "rounds": rounds.records, "filesystem": last["filesystem"], "metadata": last["metadata"],
+        "write_amplification": last["write_amplification"], "logical_bytes": last["logical_bytes"],
+        "table_bytes_on_disk": last["table_bytes_on_disk"], "reads_before": reads_before, "reads_after": reads_after,
+        "compaction": compaction, "reads_after_compaction": reads_compacted, "workspace_bytes": workspace,
+        "workspace_peak_bytes": PEAK["bytes"], "target_file_bytes": lab.fmt.target_file_bytes, "answers_verified": True,
+    })

@@ -1,0 +1,87 @@
+"""The cost model on constructed points: it recovers known coefficients, its check flags a point it cannot predict,
+and it turns a user's table into a verdict with its confidence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.report.model import MB, Point, files_touched, fit, held_out, nnls, parse_table, table_drivers
+from bench.report.sections.file_size import ConfigModel, user_table
+
+DRIVERS = ["files_touched", "bytes_in_touched_files"]
+
+
+def _points(a: float, per_file: float, per_mb: float, noise: float = 0.0, seed: int = 1) -> list[Point]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for files, mb in ((3, 0.3), (3, 1.2), (3, 4.8), (3, 19.2), (3, 76.8), (100, 0.17)):
+        x = {"files_touched": files, "bytes_in_touched_files": files * mb * MB, "table_bytes": 2 * files * mb * MB}
+        y = a + per_file * files + per_mb * files * mb
+        out.append(Point(x, [y * (1 + noise * rng.standard_normal()) for _ in range(5)], f"{mb} MB"))
+    return out
+
+
+def test_a_fit_recovers_known_coefficients():
+    model = fit(_points(2.0, 0.05, 0.04), DRIVERS, resamples=50)
+    assert model.coef[0] == pytest.approx(2.0, rel=1e-6)
+    assert model.coef[1] == pytest.approx(0.05, rel=1e-6)
+    assert model.coef[2] * MB == pytest.approx(0.04, rel=1e-6)
+    p, lo, hi = model.predict({"files_touched": 1000, "bytes_in_touched_files": 1000 * 1.25 * MB})
+    assert p == pytest.approx(2.0 + 50 + 50, rel=1e-6) and lo <= p <= hi
+
+
+def test_noisy_points_give_an_interval_that_holds_the_truth():
+    model = fit(_points(2.0, 0.05, 0.04, noise=0.05), DRIVERS, resamples=300)
+    truth = 2.0 + 0.05 * 3 + 0.04 * 3 * 300
+    p, lo, hi = model.predict({"files_touched": 3, "bytes_in_touched_files": 3 * 300 * MB})
+    assert lo < truth < hi and lo < p < hi
+
+
+def test_coefficients_stay_non_negative():
+    coef = nnls(np.array([[1.0, 1.0], [1.0, 2.0], [1.0, 3.0]]), np.array([3.0, 2.0, 1.0]))  # falling: slope 0
+    assert np.all(coef >= 0) and coef[1] == 0
+
+
+def test_the_check_passes_a_point_on_the_line_and_flags_one_off_it():
+    good = held_out(_points(2.0, 0.05, 0.04, noise=0.02), DRIVERS, "bytes_in_touched_files", resamples=200)
+    assert good.label == "76.8 MB" and good.inside
+    points = _points(2.0, 0.05, 0.04, noise=0.02)
+    points[4] = Point(points[4].drivers, [s * 3 for s in points[4].samples], points[4].label)  # 3x slower than the line
+    bad = held_out(points, DRIVERS, "bytes_in_touched_files", resamples=200)
+    assert not bad.inside and bad.measured > bad.high
+
+
+def test_too_few_points_fit_nothing():
+    assert fit(_points(1, 1, 1)[:2], DRIVERS) is None
+    assert held_out(_points(1, 1, 1)[:3], DRIVERS, "bytes_in_touched_files") is None
+
+
+def test_files_touched_by_scattered_rows():
+    assert files_touched(4800, 1200) == pytest.approx(1061.9, abs=0.1)  # 4800 x (1 - (4799/4800)^1200)
+    assert files_touched(1, 5) == 1.0
+    assert table_drivers(47, 128, 1200)["files_touched"] == pytest.approx(47, abs=0.01)
+
+
+@pytest.mark.parametrize("text, message", [("x", "expected NAME"), ("x:files=10", "missing file_mb"),
+                                           ("x:files=10,file_mb=nan,rows_per_update=1", "finite"),
+                                           ("x:files=10,file_mb=1,rows_per_update=1,bogus=2", "unknown 'bogus'"),
+                                           ("x:files=0,file_mb=1,rows_per_update=1", "files ≥ 1")])
+def test_bad_tables_are_named(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_table(text)
+
+
+def test_a_user_table_gets_a_verdict_with_its_confidence():
+    reads = [Point(p.drivers, [0.5 + p.drivers["table_bytes"] / MB * 0.001] * 3, p.label) for p in _points(1, 1, 1)]
+    mor_reads = [Point(p.drivers, [s * 1.5 for s in p.samples], p.label) for p in reads]
+    cow = ConfigModel("a-cow", fit(_points(2.0, 0.05, 0.04), DRIVERS, resamples=50),
+                      fit(reads, ["table_bytes", "files_touched"], resamples=50), None, {})
+    mor = ConfigModel("a-mor", fit(_points(2.0, 0.01, 0.0001), DRIVERS, resamples=50),
+                      fit(mor_reads, ["table_bytes", "files_touched"], resamples=50), None, {})
+    read_heavy = parse_table("dash:files=100,file_mb=1,rows_per_update=10,updates_per_day=1,reads_per_day=100000")
+    frame, verdict, _ = user_table(read_heavy, {"a-cow": cow, "a-mor": mor})
+    assert verdict.startswith("a-cow") and "100% of resamples" in verdict and len(frame) == 2
+    write_heavy = parse_table("ingest:files=4800,file_mb=128,rows_per_update=1200,updates_per_day=100,reads_per_day=1")
+    _, verdict, reach = user_table(write_heavy, {"a-cow": cow, "a-mor": mor})
+    assert verdict.startswith("a-mor") and reach > 100
