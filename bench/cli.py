@@ -156,7 +156,7 @@ def _report(args: argparse.Namespace) -> int:
         tables = [parse_table(t) for t in args.table]
     except ValueError as err:
         raise CowmorError(str(err)) from None
-    print(f"report: {build_report(runs, args.output, profiles=args.profile, tables=tables)}")
+    print(f"report: {build_report(runs, args.output, profiles=args.profile, tables=tables, prices=args.prices)}")
     if tables:
         fitted = models(merge([load_run(r) for r in runs]))
         for t in tables:
@@ -207,6 +207,10 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", metavar="DIR", type=Path, default=None, help="output folder (default reports/<run-id>/)")
     report.add_argument("--profile", action="append", default=[], metavar="NAME:reads_per_write=N[,…]",
                         help="an extra workload profile for the recommendation (repeatable)")
+    report.add_argument("--prices", metavar="KEY=USD[,…]", default=None,
+                        help="price sheet for the cost view of object-store runs: put, post, copy, list, get, delete "
+                             "(per 1,000 requests), storage_gb_month, core_hour. Default: AWS S3 Standard us-east-1 "
+                             "list prices and $0.05 per core-hour (illustrative)")
     report.add_argument("--table", action="append", default=[],
                         metavar="NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,reads_per_day=D,writes_per_compaction=K]",
                         help="predict W, R, C and the cost per day of every configuration on your own table, from the "

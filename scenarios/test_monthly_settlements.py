@@ -51,7 +51,7 @@ def _read_mix(lab, table, queries, answers, total: int) -> dict:
                 per_engine.setdefault(engine, {}).setdefault(q.name, []).append(r["seconds"][0])
 
     def mix(per_query: dict[str, list[float]]) -> dict:
-        return {"total_s": sum(map(sum, per_query.values())), "reads": total,
+        return {"total_s": sum(map(sum, per_query.values())), "reads": total, "per_query_s": per_query,
                 "per_query_mean_s": {k: float(np.mean(v)) for k, v in per_query.items() if v}}
     engines = {e: mix(pq) for e, pq in per_engine.items()} | {e: {"unsupported": why} for e, why in unsupported.items()}
     return {**engines[lab.engines[0].name], "engines": engines}

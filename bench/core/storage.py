@@ -119,8 +119,10 @@ class Files:
     def copy_tree(self, target: Files) -> None:
         """Copy this directory's files to ``target`` (same or another filesystem), keeping relative paths."""
         target.mkdir()
+        local = isinstance(self.fs, pafs.LocalFileSystem) and isinstance(target.fs, pafs.LocalFileSystem)
+        # threads only on local disk: pyarrow 18 can hang copying to S3 with threads on (apache/arrow#15233)
         pafs.copy_files(self.path, target.path, source_filesystem=self.fs, destination_filesystem=target.fs,
-                        use_threads=True)
+                        use_threads=local)
 
     def delete(self) -> None:
         if self.is_dir():

@@ -2,7 +2,9 @@
 
 The extension binaries come from the PyPI packages ``duckdb-ext-iceberg``, ``duckdb-ext-delta`` and
 ``duckdb-ext-avro`` (DuckDB's ``extension_directory`` points at them, autoinstall off): nothing is
-downloaded at run time. Tables must be on a local filesystem for this engine.
+downloaded at run time. Tables on an S3 endpoint (``AWS_ENDPOINT_URL`` and keys in the environment, as the run
+sets them for its object store) are read through ``duckdb-ext-httpfs`` with an S3 secret for that endpoint, and
+by hudi-rs with the same settings as storage options.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ DUCKDB_VERSION = "1.4.4"
 EXTENSIONS = ("avro", "iceberg", "delta")
 PACKAGES = (f"duckdb=={DUCKDB_VERSION}", "duckdb-ext-iceberg==1.4.4.20260205", "duckdb-ext-delta==1.4.4.20260205",
             "duckdb-ext-avro==1.4.4.20260205", "hudi==0.5.0")
+HTTPFS = "duckdb-ext-httpfs==1.4.4.20260205"  # S3 tables only
 DOC_EXTENSIONS = "https://duckdb.org/docs/stable/extensions/overview#installation-location"
 READ_OPTIMIZED = "hoodie.read.use.read_optimized.mode"  # hudi-rs HudiReadConfig.USE_READ_OPTIMIZED_MODE
 
@@ -44,9 +47,9 @@ def missing() -> str | None:
         return f"duckdb: version {duckdb.__version__} installed, the extension packages are built for {DUCKDB_VERSION}"
     folder = extension_directory()
     found = {p.name.split(".")[0] for p in folder.rglob("*.duckdb_extension")} if folder else set()
-    absent = [e for e in EXTENSIONS if e not in found]
+    absent = [e for e in (*EXTENSIONS, *(("httpfs",) if _s3_endpoint() else ())) if e not in found]
     if absent:
-        return f"duckdb: extension(s) {', '.join(absent)} not installed (pip install {' '.join(PACKAGES[1:4])})"
+        return f"duckdb: extension(s) {', '.join(absent)} not installed (pip install {' '.join(PACKAGES[1:4])} {HTTPFS})"
     return None
 
 
@@ -58,25 +61,46 @@ def _memory_limit() -> int:
         return 2 << 30
 
 
+def _s3_endpoint() -> str | None:
+    return os.environ.get("AWS_ENDPOINT_URL")
+
+
 def _local_path(location: str) -> str:
-    """The table's local path; object stores need credentials this engine is not given."""
+    """The table's path for DuckDB: a local path, or ``s3://bucket/key`` where an S3 endpoint is configured."""
     if location.startswith("file:"):
         return re.sub(r"^file:(//)?", "", location)
-    if "://" in location:
-        raise OSError(f"{location.split('://')[0]}:// tables are not read by this engine (local tables only)")
+    scheme = location.split("://")[0] if "://" in location else ""
+    if scheme in ("s3a", "s3") and _s3_endpoint():
+        return "s3://" + location.split("://", 1)[1]
+    if scheme:
+        raise OSError(f"{scheme}:// tables are not read by this engine here (local tables, or S3 with AWS_ENDPOINT_URL)")
     return location
 
 
 def _iceberg_metadata(location: str) -> str:
     """The table's current metadata file (a Hadoop catalog names it in ``version-hint.text``)."""
-    meta = Path(_local_path(location)) / "metadata"
+    from bench.core.storage import Files
+
+    meta = Files.of(location) / "metadata"
     hint = meta / "version-hint.text"
+    prefix = _local_path(location) + "/metadata"
     if hint.exists():
-        return str(meta / f"v{hint.read_text().strip()}.metadata.json")
-    versions = sorted(meta.glob("v*.metadata.json"), key=lambda p: int(re.sub(r"\D", "", p.name.split(".")[0]) or 0))
+        return f"{prefix}/v{hint.read_text().strip()}.metadata.json"
+    versions = sorted((p.name for p in meta.iterdir() if re.fullmatch(r"v\d+\.metadata\.json", p.name)),
+                      key=lambda n: int(re.sub(r"\D", "", n.split(".")[0]) or 0))
     if not versions:
         raise OSError(f"{meta}: no metadata file")
-    return str(versions[-1])
+    return f"{prefix}/{versions[-1]}"
+
+
+def _storage_options() -> dict[str, str]:
+    """hudi-rs's object-store settings for the configured S3 endpoint (empty for local tables)."""
+    if not _s3_endpoint():
+        return {}
+    return {"aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+            "aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+            "aws_endpoint_url": _s3_endpoint(), "aws_region": os.environ.get("AWS_REGION", "us-east-1"),
+            "aws_allow_http": "true", "aws_virtual_hosted_style_request": "false"}
 
 
 class DuckDBEngine(ReadEngine):
@@ -94,7 +118,21 @@ class DuckDBEngine(ReadEngine):
             "threads": self.threads})
         for extension in EXTENSIONS:
             self.con.execute(f"LOAD {extension}")
+        if _s3_endpoint():
+            self._connect_s3(_s3_endpoint())
         self._settings = self._configured()
+
+    def _connect_s3(self, endpoint: str) -> None:
+        """httpfs with an S3 secret for the run's endpoint (path-style, TLS as the URL says)."""
+        from urllib.parse import urlparse
+
+        self.con.execute("LOAD httpfs")
+        url = urlparse(endpoint)
+        self.con.execute(
+            "CREATE OR REPLACE SECRET cowmor_s3 (TYPE s3, KEY_ID ?, SECRET ?, REGION ?, ENDPOINT ?, URL_STYLE 'path', "
+            f"USE_SSL {str(url.scheme == 'https').lower()})",
+            [os.environ.get("AWS_ACCESS_KEY_ID", ""), os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+             os.environ.get("AWS_REGION", "us-east-1"), url.netloc])
 
     def version(self) -> str:
         return f"duckdb {DUCKDB_VERSION}"
@@ -128,8 +166,11 @@ class DuckDBEngine(ReadEngine):
         import pyarrow as pa
 
         options = {READ_OPTIMIZED: "true" if mode == "read_optimized" else "false"}
-        reader = hudi.HudiTableBuilder.from_base_uri(os.path.abspath(_local_path(table.location))) \
-            .with_hudi_options(options).build()
+        path = _local_path(table.location)
+        builder = hudi.HudiTableBuilder.from_base_uri(path if "://" in path else os.path.abspath(path))
+        if _storage_options():
+            builder = builder.with_storage_options(_storage_options())
+        reader = builder.with_hudi_options(options).build()
         columns = [f.name for f in reader.get_schema() if re.search(rf"\b{re.escape(f.name)}\b", sql)]
         batches = reader.read(hudi.HudiReadOptions().with_projection(columns) if columns else None)
         arrow = pa.Table.from_batches(batches) if batches else reader.get_schema().empty_table()

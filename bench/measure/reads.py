@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING, Any
 
+from bench.core import requests
 from bench.engines import PRIMARY
 from bench.exceptions import WrongAnswer
 from bench.workload.queries import Query, normalize
@@ -40,6 +41,7 @@ def run_reads(engines: list[ReadEngine], fmt: TableFormat, table: TableRef, quer
 def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query, expected: list[tuple],
              repeats: int, mode: str) -> dict[str, Any]:
     seconds, answer = [], []
+    before = requests.snapshot()
     for _ in range(repeats):
         result = engine.attempt(fmt, table, query.sql, mode, reference=engine.name == PRIMARY)
         if isinstance(result, str):
@@ -48,7 +50,11 @@ def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query
         answer = normalize(result[1])
     if answer != expected:
         raise WrongAnswer(disagreement(engine.version(), fmt.config_id, mode, query.name, answer, expected))
-    return {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
+    made = requests.since(before)
+    out = {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
+    if made is not None:  # every repeat's requests, the cold first read's included
+        out["requests"] = made | {"repeats": repeats}
+    return out
 
 
 def _cold_and_warm(seconds: list[float]) -> dict[str, Any]:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bench.core import uncertainty
+from bench.core import requests, uncertainty
 from bench.core.ledger import LEDGER, OPERATIONS
 from bench.exceptions import WrongAnswer
 from bench.formats.base import DATA
@@ -83,13 +84,19 @@ class Observation:
     table: TableRef
     before: Listing
     marker: object
+    requests_before: Counter | None = None
 
     @classmethod
     def start(cls, fmt: TableFormat, table: TableRef) -> Observation:
-        return cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+        """Listed and marked first, then the request counter read last: the probe's own requests are not counted."""
+        observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+        observation.requests_before = requests.snapshot()
+        return observation
 
     def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
-        """Bytes and files from the filesystem and from the format's metadata, and write amplification."""
+        """Bytes and files from the filesystem and from the format's metadata, write amplification, and the
+        object-store requests the operation made (counted before this method lists anything)."""
+        made = requests.since(self.requests_before)
         after = list_files(self.table.location)
         fs = diff(self.before, after, self.fmt.classify, self.fmt.parts)
         meta = self.fmt.describe_commits(self.table, self.marker)
@@ -102,6 +109,8 @@ class Observation:
             "table_on_disk": table_size(after, self.fmt.classify),
             "table_bytes_on_disk": after.bytes,
         }
+        if made is not None:
+            record["requests"] = made
         if logical_bytes:
             record["logical_bytes"] = logical_bytes
             record["write_amplification"] = fs.bytes_added / logical_bytes

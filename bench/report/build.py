@@ -24,6 +24,7 @@ from bench.report.sections import concurrency, growth
 from bench.report.sections import engines as engine_view
 from bench.report.sections.break_even import section_break_even
 from bench.report.sections.file_size import section_file_size
+from bench.report.sections.money import parse_prices, section_money
 from bench.report.sections.over_time import read_optimized_staleness, section_over_time
 from bench.report.sections.read import section_read, section_settlements
 from bench.report.sections.runs import section_compare, section_trend
@@ -36,7 +37,7 @@ CSS = (Path(__file__).with_name("report.css")).read_text()
 
 
 def build_report(paths: list[Path], out: Path | None = None, profiles: list[str] | None = None,
-                 tables: list[UserTable] | None = None) -> Path:
+                 tables: list[UserTable] | None = None, prices: str | None = None) -> Path:
     """Read the runs and write ``<out>/index.html``, ``<out>/charts/*.png`` and ``<out>/results.csv``, whole or not
     at all: the report is rendered into a temporary sibling folder and moved into place, so a write cut short or
     a failed re-report never leaves a half page nor an old page beside new charts.
@@ -46,6 +47,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     """
     runs = [load.load_run(p) for p in paths]
     extra = [parse_profile(p) for p in profiles or []]
+    price_sheet = parse_prices(prices)
     run = load.merge(runs)
     if not run.benchmarks and not run.outcomes:
         raise BadRecord(f"{run.path}: the run has no results (no benchmark and no recorded outcome)")
@@ -55,7 +57,7 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
-        _render(runs, run, extra, staging, tables or [])
+        _render(runs, run, extra, staging, tables or [], price_sheet)
         os.chmod(staging, 0o755)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
@@ -69,7 +71,8 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     return out / "index.html"
 
 
-def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables: list[UserTable]) -> None:
+def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables: list[UserTable],
+            prices: dict[str, float]) -> None:
     if len({r.scale for r in runs}) > 1:
         warnings.warn(f"comparing runs at different scales: {', '.join(r.scale for r in runs)}", stacklevel=2)
     ops, all_reads = load.operations(run), load.reads(run)
@@ -77,7 +80,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     costs = costs_of(ops, reads) if not ops.empty else {}
     over_time, rates = section_over_time(run, out)
     samples = confidence.samples_of(run, reads)
-    breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out, run.matrix) if costs else (_note("nothing to model"), pd.DataFrame())
+    breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out, run.matrix, run) if costs else (_note("nothing to model"), pd.DataFrame())
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
                           + concurrency.claims(run))
     verdict_rows = pd.DataFrame(verdicts(run, ops, costs, recs)) if not ops.empty else pd.DataFrame()
@@ -92,7 +95,8 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
         ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "4. Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
         ("time", "5. Over time", over_time + concurrency.section(run)),
-        ("breakeven", "6. Break-even and recommendation", breakeven),
+        ("breakeven", "6. Break-even and recommendation", breakeven + section_money(
+            ops, reads, [*SEED_PROFILES, *extra], prices, int((run.environment.get("machine") or {}).get("cpus") or 1))),
         ("claims", "7. Claims check", _table(claims)),
         ("raw", "8. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
                                f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),

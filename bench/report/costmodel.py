@@ -37,16 +37,27 @@ class Costs:
 
 @dataclass(frozen=True)
 class Profile:
+    """A workload: reads per write and writes per compaction; ``scenario`` measures its own W, R and C where the
+    run has it (else the payments hotfix stands in), ``rows_per_read`` states it in the seeds' units (row updates
+    per read: the reads per write then follow from the scenario's own batch size); ``seed_choice`` is what the
+    seed chose for it."""
+
     name: str
     reads_per_write: float
     writes_per_compaction: float
     source: str
+    scenario: str | None = None
+    seed_choice: str | None = None
+    rows_per_read: float | None = None
 
 
 SEED_PROFILES = (
-    Profile("Razorpay monthly settlements", 4500, 10, "seed: ~2,000 adjustments a month vs ~3 lakh dashboard reads a day"),
-    Profile("Swiggy dinner peak", 1 / 16, 16, "seed: ~16 updates per read at the peak, updates touching ~0.3% of files"),
-    Profile("Nightly warehouse", 50_000_000 / 200, 200, "seed: 200 updates, then 50M reads the next day"),
+    Profile("Razorpay monthly settlements", 4500, 10, "seed: ~2,000 adjustments a month vs ~3 lakh dashboard reads a day",
+            "monthly_settlements", "copy-on-write"),
+    Profile("Swiggy dinner peak", 1 / 16, 16, "seed: ~16 row updates per read query at the peak, in small batches",
+            "dinner_peak", "merge-on-read", rows_per_read=16),
+    Profile("Nightly warehouse", 50_000_000 / 200, 200, "seed: 200 updates, then 50M reads the next day (its own stated "
+            "mix, on the payments hotfix's costs)", None, "copy-on-write"),
 )
 
 

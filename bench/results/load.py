@@ -20,6 +20,9 @@ def _get(d: dict, *keys: str, default: Any = None) -> Any:
     return d
 
 
+REQUEST_KINDS = ("GET", "PUT", "POST", "LIST", "COPY", "DELETE", "total")
+
+
 def operations(run: Run) -> pd.DataFrame:
     """One row per measured operation (benchmark): timing stats and what it wrote."""
     rows = []
@@ -46,6 +49,8 @@ def operations(run: Run) -> pd.DataFrame:
             "rows_changed_reported": meta.get("rows_changed"), "rows_changed_verified": x.get("rows_changed_verified"),
             "write_amplification": x.get("write_amplification"), "logical_bytes": x.get("logical_bytes"),
             "table_bytes_on_disk": x.get("table_bytes_on_disk"),
+            # object-store requests of the operation by kind (absent on local disk)
+            **{f"req_{k.lower()}": _get(x, "requests", k) for k in REQUEST_KINDS},
             "live_data_files_after": _get(x, "live_files_after", "data_files"),
             "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
             "answers_verified": x.get("answers_verified"),
@@ -58,7 +63,7 @@ def operations(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "engine", "median_s", "min_s",
+READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "engine", "requests_per_read", "median_s", "min_s",
                 "max_s", "n", "answer_ok", "unsupported", "seconds"]
 
 
@@ -79,6 +84,8 @@ def reads(run: Run) -> pd.DataFrame:
                                  "query": query, "mode": r.get("mode"), "engine": engine, "median_s": e.get("median"),
                                  "min_s": e.get("min"), "max_s": e.get("max"), "n": e.get("n"),
                                  "answer_ok": e.get("answer_ok"), "unsupported": e.get("unsupported"),
+                                 "requests_per_read": (e["requests"]["total"] / max(e["requests"].get("repeats", 1), 1))
+                                 if isinstance(e.get("requests"), dict) else None,
                                  "seconds": e.get("seconds")})
     return pd.DataFrame(rows, columns=READ_COLUMNS)
 

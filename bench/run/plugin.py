@@ -55,7 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "merge_on_read: run only on configurations that merge on read")
     config.addinivalue_line("markers", "spark: needs a JVM and Spark (deselect with -m 'not spark')")
     try:
-        session = BenchSession.from_options(config.option)
+        session = BenchSession.from_options(config.option, start=True)
     except CowmorError as err:
         raise pytest.UsageError(str(err)) from None
     config.stash[SESSION_KEY] = session
@@ -151,11 +151,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     bench = session.config.stash.get(SESSION_KEY, None)
     if bench is None:
         return
-    bench.apps.stop()
-    if session.config.stash[OUTCOMES_KEY]:
-        bench.write_json("environment.json", bench.environment())
-        bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown())
-    bench.readers.close()
+    try:
+        bench.apps.stop()
+        if session.config.stash[OUTCOMES_KEY]:
+            bench.write_json("environment.json", bench.environment())
+            bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown())
+    finally:
+        bench.close()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bench.core import requests
 from bench.core.ledger import DATA, JVM, LEDGER
+from bench.core.storage import is_local
 from bench.engines import PRIMARY, select_engines
 from bench.exceptions import BadOption, MissingArtifact
 from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.measure.rounds import RoundsPlan
-from bench.run import artifacts, record
+from bench.run import artifacts, objectstore, record
 from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
 from bench.run.readers import ReadEngines
 from bench.run.spark import SparkApps, SparkOptions, java_version
@@ -68,6 +71,7 @@ class BenchSession:
     readers: ReadEngines = field(init=False)
     _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
     java: int | None = None
+    object_store: objectstore.ObjectStore | None = None
 
     def __post_init__(self) -> None:
         self.apps = SparkApps(self.spark_options)
@@ -76,8 +80,9 @@ class BenchSession:
         self.readers = ReadEngines(self.engine_names)
 
     @classmethod
-    def from_options(cls, ns: Any) -> BenchSession:
-        """Validate everything that can be checked before work starts.
+    def from_options(cls, ns: Any, start: bool = False) -> BenchSession:
+        """Validate everything that can be checked before work starts; with ``start``, also start what the run
+        needs (the object-store server) and make the workspace there.
 
         Raises:
             BadOption: any invalid option, in one line.
@@ -88,10 +93,28 @@ class BenchSession:
         if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
             raise BadOption(f"--jars-dir {ns.jars_dir} is not a directory")
         check_results_dir(Path(ns.results_dir), ns.run_id)
-        check_warehouse(str(ns.warehouse))
-        spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, tuple(ns.spark_conf))
-        return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options,
-                   workspace=Workspace(str(ns.warehouse)), results_dir=Path(ns.results_dir),
+        warehouse, store, extra = str(ns.warehouse), None, tuple(ns.spark_conf)
+        spec = getattr(ns, "object_store", None)
+        if spec:
+            jars = objectstore.s3a_jars(getattr(ns, "s3a_jars", None))
+            if spec != "seaweedfs":
+                store = objectstore.user_endpoint(spec, jars)  # checks the form and the credentials
+            elif not start:
+                objectstore.weed_binary()
+            if is_local(warehouse):
+                warehouse = f"s3a://{objectstore.BUCKET}/cowmor"
+            if start:
+                store = store or objectstore.start_seaweedfs(Path(ns.results_dir) / ".object-store",
+                                                             jars, getattr(ns, "object_store_delay_ms", 0.0))
+                os.environ.update(store.environ())  # pyarrow, DuckDB and hudi-rs read the same endpoint and keys
+                requests.register(store.requests)
+                extra += tuple(store.spark_conf().items())
+        if not spec or start:
+            check_warehouse(warehouse)
+        spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, extra)
+        workspace = Workspace(warehouse) if not spec or start else None
+        return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options, object_store=store,
+                   workspace=workspace, results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
                    engine_names=select_engines(ns.engines), rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci))
 
@@ -141,6 +164,13 @@ class BenchSession:
     # --- the record ----------------------------------------------------------------------
     def environment(self) -> dict[str, Any]:
         return record.environment(self)
+
+    def close(self) -> None:
+        """Stop everything the run started: Spark, the read engines, the object-store server."""
+        self.apps.stop()
+        self.readers.close()
+        if self.object_store is not None:
+            self.object_store.stop()
 
     def write_json(self, name: str, payload: Any) -> Path:
         return record.write_json(self.run_dir, name, payload)

@@ -10,15 +10,17 @@ import numpy as np
 import pandas as pd
 
 from bench.report import charts, confidence
+from bench.report import profiles as profiles_mod
 from bench.report.costmodel import Costs, Profile, cheaper_above, recommend
 from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
+from bench.results import load
 from bench.results.contract import Matrix
 
 
 def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.CostSamples], profiles: list[Profile],
-                       out: Path, matrix: Matrix) -> tuple[str, pd.DataFrame]:
+                       out: Path, matrix: Matrix, run: load.Run | None = None) -> tuple[str, pd.DataFrame]:
     if len(costs) < 1:
         return _note("no configuration with both an update and reads measured"), pd.DataFrame()
     k_default = 10
@@ -26,7 +28,7 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
     curves = pd.DataFrame([{"config_id": c.config_id, "reads_per_write": r, "seconds": c.total(r, k_default)}
                            for c in costs.values() for r in ratios])
     pair_ids = matrix.cow_mor_pairs(samples)
-    verdicts, breaks, sims = confidence.simulate(samples, profiles, pair_ids, k_default, ratios=ratios)
+    _, breaks, sims = confidence.simulate(samples, profiles, pair_ids, k_default, ratios=ratios)
     bands = pd.DataFrame([{"config_id": c, "reads_per_write": r, "low": lo, "high": hi} for c, arr in sims.items()
                           for r, lo, hi in zip(ratios, np.percentile(arr, 2.5, axis=0), np.percentile(arr, 97.5, axis=0))])
     pairs, crossings = [], []
@@ -41,13 +43,20 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
             crossings.append((b.point, cow.total(b.point, k_default), f"{b.pair[0]} = {b.pair[1]} at {b.point:,.0f}"))
     chart = charts.break_even_lines(curves, crossings, [(p.name, p.reads_per_write) for p in profiles], bands)
     recs = []
-    for p, v in zip(profiles, verdicts):
-        ranked = recommend(list(costs.values()), p)
+    for pp in profiles_mod.priced(run, samples, profiles) if run is not None else \
+            [profiles_mod.PricedProfile(p, samples, "payments hotfix") for p in profiles]:
+        p = pp.profile
+        [v], _, _ = confidence.simulate(pp.samples, [p], [], p.writes_per_compaction)
+        ranked = recommend([s.point() for s in pp.samples.values()], p)
         best = ranked[0]
         recs.append({"workload": p.name, "reads per write": f"{p.reads_per_write:,.4g}",
                      "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": v.text(),
                      "cheapest in": ", ".join(f"{c} {share:.0%}" for c, share in v.ranked if share > 0),
-                     "cost per write cycle (medians)": f"{best[0]} {best[1]:,.2f} s", "source": p.source})
+                     "seed chose": p.seed_choice or "–",
+                     "measurement": profiles_mod.agreement(p.seed_choice, v.ranked[0][0] if v.shares else None, v.decided
+                                                           if v.shares else False, matrix.merges_on_read),
+                     "cost per write cycle (medians)": f"{best[0]} {best[1]:,.2f} s", "priced by": pp.basis,
+                     "source": p.source})
     inputs = pd.DataFrame([{"configuration": c.config_id, "W update s": f"{c.write_s:.3f}", "R read s": f"{c.read_s:.3f}",
                             "C compaction s": f"{c.compaction_s:.3f}",
                             "read after compaction s": f"{c.read_after_compaction_s:.3f}" if c.read_after_compaction_s else "–",
@@ -66,6 +75,10 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
                         "resamples) and T(r), every break-even and every recommendation recomputed; bands in the chart are "
                         "95% intervals. A configuration is recommended only where it is cheapest in at least "
                         f"{confidence.DECISIVE:.0%} of the resamples; otherwise the verdict is 'too close to call at this scale'."),
-                  _note("Costs come from the payments hotfix (a scattered update). A profile whose updates look "
-                        "different (e.g. the dinner peak's tiny batches) is approximated by it; read the ranking, not the seconds.")]
+                  _note("Each profile is priced by its own scenario where the run measured it ('priced by'): the dinner peak "
+                        "by its batch upserts, the reads after each batch and its compaction, with its reads per write from "
+                        "the seed's 16 row updates per read query and the measured batch size; the settlements by their "
+                        "adjustment batches and read mix. Otherwise, and for the break-even chart, the payments hotfix's W, R "
+                        "and C stand in. 'Seed chose' is the seed's own answer for that workload; 'measurement' says whether "
+                        "the measured recommendation agrees (undecided where it is too close to call).")]
     return "".join(html_parts), pd.DataFrame(recs)

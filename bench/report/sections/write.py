@@ -41,6 +41,10 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     files.columns = ["configuration", "median s [95% CI] · CV", "written (fs)", "+data files", "+delete files/DVs/logs",
                      "-data files (meta)", "+delete files (meta)", "written (meta)", "removed (meta)", "removed (fs)",
                      "write amplification", "rows changed (format)", "rows changed (verified)"]
+    if "req_total" in upd and upd.req_total.notna().any():  # on an object store: what the update cost in requests
+        files.insert(3, "requests (GET/PUT+POST/LIST/DELETE)", [
+            f"{_n(r.req_total)} ({_n(r.req_get)}/{_n(r.req_put) + _n(r.req_post)}/{_n(r.req_list)}/{_n(r.req_delete)})"
+            for r in upd.itertuples()])
     parts.append(_table(files))
     anatomy = by_part.set_index("config_id").map(human_bytes).reset_index().rename(columns={"config_id": "configuration"})
     parts.append("<h3>What the written files hold</h3>" + _table(anatomy) + _note(
@@ -53,6 +57,10 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
                        "snapshot expiry / VACUUM / cleaning, so 'removed (fs)' is 0 where metadata removes files. "
                        "Write amplification = bytes written ÷ (rows changed × average bytes per row of the base data)."))
     return "".join(parts)
+
+
+def _n(value) -> int:
+    return 0 if value is None or pd.isna(value) else int(value)
 
 
 def _with_interval(op) -> str:

