@@ -152,10 +152,7 @@ def _report(args: argparse.Namespace) -> int:
     from bench.results.contract import load_run
     from bench.results.load import merge
 
-    try:
-        tables = [parse_table(t) for t in args.table]
-    except ValueError as err:
-        raise CowmorError(str(err)) from None
+    tables = [parse_table(t) for t in args.table]
     print(f"report: {build_report(runs, args.output, profiles=args.profile, tables=tables, prices=args.prices)}")
     if tables:
         fitted = models(merge([load_run(r) for r in runs]))

@@ -8,24 +8,18 @@ With Maven, no fetch is needed: the run asks spark.jars.packages for org.apache.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout, before or after install
+from bench.run.artifacts import sha256  # noqa: E402
+
 SDIST = "sagemaker-pyspark==1.4.5"
 JARS = {"hadoop-aws-3.3.1.jar": "6be50ad8a8b445d2802381b085b2a3ede5c29d353450a6a21f16b2fefa962b6e",
         "aws-java-sdk-bundle-1.11.901.jar": "b87175b32a16544cc1b37cf40390eb375833e62bed67f8ce6cde4b7ad6429ead"}
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def main() -> int:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bench.exceptions import BadOption
+
 RESAMPLES = 1000
 # the seeds' headline: 1,200 rows over 4,800 files of about 1.25 MB (6 GB); copy-on-write 6 GB in 8 min, MoR 4 MB in 12 s
 SEED_TABLE = {"files": 4800, "file_mb": 1.25, "rows_per_update": 1200}
@@ -157,27 +159,38 @@ class UserTable:
 TABLE_KEYS = ("files", "file_mb", "rows_per_update", "updates_per_day", "reads_per_day", "writes_per_compaction")
 
 
-def parse_table(text: str) -> UserTable:
-    """Raises: ValueError naming what is wrong (the CLI turns it into one line)."""
-    name, sep, spec = text.partition(":")
-    if not sep or not name.strip():
-        raise ValueError(f"--table {text!r}: expected NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,"
-                         f"reads_per_day=D,writes_per_compaction=K]")
-    values = {"updates_per_day": 1.0, "reads_per_day": 0.0, "writes_per_compaction": 10.0}
+def key_numbers(option: str, text: str, spec: str, keys: tuple[str, ...] | list[str]) -> dict[str, float]:
+    """``key=number,…`` with known keys and finite numbers ≥ 0.
+
+    Raises:
+        BadOption: one line naming the option, the value and what is wrong.
+    """
+    values: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
-        key, eq, value = part.partition("=")
-        if not eq or key.strip() not in TABLE_KEYS:
-            raise ValueError(f"--table {text!r}: unknown {key.strip()!r}; keys: {', '.join(TABLE_KEYS)}")
+        key, eq, value = (s.strip() for s in part.partition("="))
+        if not eq or key.lower() not in keys:
+            raise BadOption(f"{option} {text!r}: unknown {key!r}; keys: {', '.join(keys)}")
         try:
             number = float(value)
         except ValueError:
-            raise ValueError(f"--table {text!r}: {value!r} is not a number") from None
+            raise BadOption(f"{option} {text!r}: {value!r} is not a number") from None
         if not math.isfinite(number) or number < 0:
-            raise ValueError(f"--table {text!r}: {key.strip()} must be a finite number ≥ 0, got {value}")
-        values[key.strip()] = number
+            raise BadOption(f"{option} {text!r}: {key} must be a finite number ≥ 0, got {value}")
+        values[key.lower()] = number
+    return values
+
+
+def parse_table(text: str) -> UserTable:
+    """Raises: BadOption naming what is wrong."""
+    name, sep, spec = text.partition(":")
+    if not sep or not name.strip():
+        raise BadOption(f"--table {text!r}: expected NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,"
+                        f"reads_per_day=D,writes_per_compaction=K]")
+    values = {"updates_per_day": 1.0, "reads_per_day": 0.0, "writes_per_compaction": 10.0,
+              **key_numbers("--table", text, spec, TABLE_KEYS)}
     missing = [k for k in ("files", "file_mb", "rows_per_update") if k not in values]
     if missing:
-        raise ValueError(f"--table {text!r}: missing {', '.join(missing)}")
+        raise BadOption(f"--table {text!r}: missing {', '.join(missing)}")
     if values["files"] < 1 or values["file_mb"] <= 0 or values["writes_per_compaction"] <= 0:
-        raise ValueError(f"--table {text!r}: files ≥ 1, file_mb > 0 and writes_per_compaction > 0 are needed")
+        raise BadOption(f"--table {text!r}: files ≥ 1, file_mb > 0 and writes_per_compaction > 0 are needed")
     return UserTable(name.strip(), **{k: values[k] for k in TABLE_KEYS})

@@ -13,7 +13,6 @@ so timings show what each configuration pays per request on a store with S3's la
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import secrets
@@ -28,6 +27,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from bench.exceptions import BadOption, MissingArtifact
+from bench.run.artifacts import sha256
 from bench.run.daemons import spawn, stop
 
 S3A_JARS = ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar")
@@ -111,14 +111,6 @@ class ObjectStore:
             shutil.rmtree(self._data_dir, ignore_errors=True)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def s3a_jars(folder: Path | None) -> dict[str, str]:
     """The S3A connector jars from ``folder`` (or $COWMOR_S3A_JARS_DIR), else the Maven coordinate.
 
@@ -132,7 +124,7 @@ def s3a_jars(folder: Path | None) -> dict[str, str]:
     if missing:
         raise MissingArtifact(f"the S3A connector jars {', '.join(missing)} are not in {folder} (make s3a-jars fetches "
                               f"them; or give Maven access for {S3A_MAVEN})")
-    return {str((folder / j).resolve()): _sha256(folder / j) for j in S3A_JARS}
+    return {str((folder / j).resolve()): sha256(folder / j) for j in S3A_JARS}
 
 
 def weed_binary() -> str:

@@ -25,14 +25,18 @@ REMOTE_SCHEMES = ("s3a", "s3", "gs", "gcs", "abfs", "abfss", "hdfs")
 REMOTE_CHECK_S = 20.0  # a warehouse URI that does not answer within this is refused at start, not hung on
 
 
-def parse_positive_int(text: str) -> int:
+def _int_at_least(text: str, low: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
     return value
+
+
+def parse_positive_int(text: str) -> int:
+    return _int_at_least(text, 1, "a positive integer")
 
 
 def parse_fraction(text: str) -> float:
@@ -46,13 +50,7 @@ def parse_fraction(text: str) -> float:
 
 
 def parse_non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _int_at_least(text, 0, "0 or more")
 
 
 def parse_seed(text: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bench.exceptions import BadOption
 from bench.report.model import MB, Point, files_touched, fit, held_out, nnls, parse_table, table_drivers
 from bench.report.sections.file_size import ConfigModel, user_table
 
@@ -68,7 +69,7 @@ def test_files_touched_by_scattered_rows():
                                            ("x:files=10,file_mb=1,rows_per_update=1,bogus=2", "unknown 'bogus'"),
                                            ("x:files=0,file_mb=1,rows_per_update=1", "files ≥ 1")])
 def test_bad_tables_are_named(text, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(BadOption, match=message):
         parse_table(text)
 
 

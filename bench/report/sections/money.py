@@ -8,14 +8,13 @@ free; storage $0.023 per GB-month) and $0.05 per core-hour of compute — illust
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import pandas as pd
 
-from bench.exceptions import BadOption
 from bench.report.costmodel import Profile
 from bench.report.html_parts import note, table
+from bench.report.model import key_numbers
 
 DEFAULT_PRICES = {"put": 0.005, "post": 0.005, "copy": 0.005, "list": 0.005, "get": 0.0004, "delete": 0.0,
                   "storage_gb_month": 0.023, "core_hour": 0.05}
@@ -28,20 +27,7 @@ def parse_prices(text: str | None) -> dict[str, float]:
     Raises:
         BadOption: an unknown key or a value that is not a finite number ≥ 0.
     """
-    prices = dict(DEFAULT_PRICES)
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        key, eq, value = part.partition("=")
-        key = key.strip().lower()
-        if not eq or key not in prices:
-            raise BadOption(f"--prices {text!r}: unknown {key!r}; keys: {', '.join(prices)}")
-        try:
-            number = float(value)
-        except ValueError:
-            raise BadOption(f"--prices {text!r}: {value!r} is not a number") from None
-        if not math.isfinite(number) or number < 0:
-            raise BadOption(f"--prices {text!r}: {key} must be a finite number ≥ 0")
-        prices[key] = number
-    return prices
+    return {**DEFAULT_PRICES, **key_numbers("--prices", text or "", text or "", list(DEFAULT_PRICES))}
 
 
 @dataclass(frozen=True)
