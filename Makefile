@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SCALE   ?= small
 FORMATS ?= all
-## SCENARIOS=all runs every scenario; default: the payments hotfix and the degradation curve
+## SCENARIOS=all runs every scenario; default: the payments hotfix and the file-size steps
 SCENARIOS ?=
 ## STORE=s3: the warehouse on a SeaweedFS S3 server the run starts on loopback (DELAY_MS=20: S3-like request latency)
 STORE ?=

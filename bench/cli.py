@@ -17,13 +17,15 @@ from bench.run.options import add_options, parse_finite
 
 EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INCOMPARABLE, EXIT_INTERNAL = 1, 2, 3, 70
 ROOT = Path(__file__).resolve().parent.parent
-# the default run fills the report's write cost, read cost, over time, break-even and claims sections
-DEFAULT_SCENARIOS = ("test_payments_hotfix.py", "test_degradation.py")
+# the default run fills the report's write cost (file size included), read cost, break-even and claims sections;
+# the degradation curve (over time) is one --scenario away
+DEFAULT_SCENARIOS = ("test_payments_hotfix.py", "test_file_size.py")
 # seconds per configuration at `small` on 2 cores, for the up-front estimate: hotfix and degradation (mean over the seven
 # configurations, both engines, two make bench runs of 36:46 and 36:41) and dinner peak (Delta and Hudi) as measured;
 # settlements and the sweep not yet measured at `small`
 EXPECTED_SMALL_S = {"test_payments_hotfix.py": 150, "test_degradation.py": 150, "test_dinner_peak.py": 51,
-                    "test_monthly_settlements.py": 120, "test_update_sweep.py": 200, "test_table_growth.py": 300}
+                    "test_monthly_settlements.py": 120, "test_update_sweep.py": 200, "test_table_growth.py": 300,
+                    "test_file_size.py": 180}
 JVM_START_S = 30  # a family's JVM start and warm-up
 CLI_ONLY = ("--scenario", "--no-report")  # options of `run` that pytest does not take
 

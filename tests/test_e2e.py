@@ -458,3 +458,31 @@ def test_the_tiny_runs_hold_the_results_contract(tiny_run):
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("valid (results schema 2") == len(folders) >= 3, done.stdout
     (ARTIFACTS / "validate.txt").write_text(done.stdout)
+
+
+@pytest.mark.spark
+def test_file_size_steps_keep_the_update_and_grow_the_files(tiny_run):
+    """Two steps at tiny (800 and 3,200 rows per file): the same 2 rows in 2 of 4 files, 4x the bytes per file;
+    copy-on-write rewrites the touched files (so writes more bytes), merge-on-read removes none."""
+    infos = [b["extra_info"] for b in tiny_run["json"]["benchmarks"] if b["extra_info"].get("scenario") == "file_size"]
+    by_config: dict[str, list[dict]] = {}
+    for x in infos:
+        by_config.setdefault(x["config_id"], []).append(x)
+    assert set(by_config) == set(ran_here(tiny_run))
+    for config_id, steps in by_config.items():
+        small, large = sorted(steps, key=lambda x: x["file_bytes_mean"])
+        assert large["rows_per_file"] == 4 * small["rows_per_file"] and 3 < large["file_bytes_mean"] / small["file_bytes_mean"] < 5
+        for x in (small, large):
+            assert x["rows_changed_verified"] == x["rows_targeted"] == x["files_touched"] == 2, (config_id, x["param"])
+            assert x["target_file_bytes"] >= 2 * x["file_bytes_mean"]
+            assert all(r["answer_ok"] for r in x["reads_after"].values())
+            removed = x["metadata"]["data_files_removed"]
+            if CONFIGS[config_id].merges_on_read:
+                assert removed == 0 and x["compaction"]["seconds"] > 0, config_id
+                assert x["compaction"]["live_files_after"]["delete_files"] == 0, config_id
+            else:
+                assert 0 < removed <= 2 and x["compaction"] is None, (config_id, removed)
+        grown = large["filesystem"]["data"]["bytes_added"] / small["filesystem"]["data"]["bytes_added"]
+        if not CONFIGS[config_id].merges_on_read:  # the rewritten files are 4x bigger (Hudi adds a fixed bloom filter)
+            assert grown > 1.1, (config_id, grown)
+        assert large["workspace_peak_bytes"] >= large["workspace_bytes"] > 0

@@ -48,7 +48,7 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
         ]
 
     def location(self, name: str) -> str:
-        return f"{self.warehouse}/delta/{name}"
+        return f"{self.warehouse}/delta/{self.config_id}/{name}"  # one path per configuration: a path never reused
 
     @staticmethod
     def _ident(table: TableRef) -> str:

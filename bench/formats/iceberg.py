@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,16 @@ MODES = {  # mode -> (format version, row-level write mode)
     "mor": ("2", TableProperties.MERGE_ON_READ),
     "dv": ("3", TableProperties.MERGE_ON_READ),
 }
+
+
+def _io_properties() -> dict[str, str]:
+    """pyiceberg's FileIO settings for an S3 endpoint (pyiceberg 0.12 reads no AWS_ENDPOINT_URL; empty on local disk)."""
+    endpoint = os.environ.get("AWS_ENDPOINT_URL")
+    if not endpoint:
+        return {}
+    return {"s3.endpoint": endpoint, "s3.access-key-id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+            "s3.secret-access-key": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+            "s3.region": os.environ.get("AWS_REGION", "us-east-1")}
 
 
 class IcebergFormat(SqlMergeVerbs, TableFormat):
@@ -125,14 +136,14 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
     def commit_marker(self, table: TableRef) -> object:
         from pyiceberg.table import StaticTable
 
-        snapshot = StaticTable.from_metadata(str(table.location)).current_snapshot()
+        snapshot = StaticTable.from_metadata(str(table.location), _io_properties()).current_snapshot()
         return snapshot.snapshot_id if snapshot else None
 
     def describe_commits(self, table: TableRef, since: object) -> CommitInfo:
         """Snapshot summaries after ``since``, read with pyiceberg (Python, not Spark)."""
         from pyiceberg.table import StaticTable
 
-        metadata = StaticTable.from_metadata(str(table.location)).metadata
+        metadata = StaticTable.from_metadata(str(table.location), _io_properties()).metadata
         by_id = {s.snapshot_id: s for s in metadata.snapshots}
         chain, snapshot_id = [], metadata.current_snapshot_id
         while snapshot_id is not None and snapshot_id != since:

@@ -171,8 +171,10 @@ def _wait_for_bucket(store: ObjectStore, timeout: float = 60.0) -> None:
         try:
             fs = pafs.S3FileSystem(access_key=store.access_key, secret_key=store.secret_key, region="us-east-1",
                                    endpoint_override=store.endpoint, scheme="http")
-            fs.get_file_info(pafs.FileSelector(BUCKET, allow_not_found=True))
-            return
+            if fs.get_file_info(BUCKET).type == pafs.FileType.Directory:  # the bucket exists (HeadBucket)
+                return
+            last = f"bucket {BUCKET} not created yet"
+            time.sleep(0.5)
         except OSError as err:
             last = str(err)
             time.sleep(0.5)

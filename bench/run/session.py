@@ -112,7 +112,12 @@ class BenchSession:
         if not spec or start:
             check_warehouse(warehouse)
         spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, extra)
-        workspace = Workspace(warehouse) if not spec or start else None
+        try:
+            workspace = Workspace(warehouse) if not spec or start else None
+        except OSError as err:
+            if store is not None:
+                store.stop()
+            raise BadOption(f"--warehouse {warehouse}: {str(err).splitlines()[0]}") from None
         return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options, object_store=store,
                    workspace=workspace, results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,

@@ -43,11 +43,13 @@ class Scale:
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
     # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
-    # whose rows per file grow 4x per step from file_size_first_rows (~34 bytes a row: 7,500 rows ~ 0.25 MB)
+    # whose rows per file grow 4x per step from file_size_first_rows (Snappy Parquet, measured: 8,400 rows ~0.34 MB,
+    # 2.15M rows ~64 MB); its dashboards are read file_size_read_repeats times per state (the first read is cold)
     file_size_steps: int = 5
-    file_size_first_rows: int = 7500
-    file_size_files: int = 6
-    file_size_touched: int = 3
+    file_size_first_rows: int = 8400
+    file_size_files: int = 4
+    file_size_touched: int = 2
+    file_size_read_repeats: int = 2
     max_rounds: int = 6
     # 1: pay each family's JVM warm-up before measuring; 0 at `tiny`, whose timings are not results (CI checks answers)
     warm_up: int = 1

@@ -4,7 +4,7 @@ table predicted, and the user's own tables (``--table``)."""
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +59,7 @@ class ConfigModel:
     read: Fit | None
     compaction: Fit | None
     checks: dict[str, HeldOut | None]
+    unidentified: list[str] = field(default_factory=list)  # update drivers the run's points cannot separate
 
 
 def models(run: load.Run) -> dict[str, ConfigModel]:
@@ -88,12 +89,21 @@ def models(run: load.Run) -> dict[str, ConfigModel]:
     for config_id, points in w.items():
         if not any(p.label.startswith("file_size") for p in points):
             continue
+        wd, rdd, cd = (identified(ps, ds) for ps, ds in ((points, W_DRIVERS), (rd.get(config_id, []), R_DRIVERS),
+                                                          (c.get(config_id, []), W_DRIVERS)))
         out[config_id] = ConfigModel(
-            config_id, fit(points, W_DRIVERS), fit(rd.get(config_id, []), R_DRIVERS), fit(c.get(config_id, []), W_DRIVERS),
-            {"update": held_out(points, W_DRIVERS, "bytes_in_touched_files"),
-             "read after the update": held_out(rd.get(config_id, []), R_DRIVERS, "table_bytes"),
-             "compaction": held_out(c.get(config_id, []), W_DRIVERS, "bytes_in_touched_files")})
+            config_id, fit(points, wd), fit(rd.get(config_id, []), rdd), fit(c.get(config_id, []), cd),
+            {"update": held_out(points, wd, "bytes_in_touched_files"),
+             "read after the update": held_out(rd.get(config_id, []), rdd, "table_bytes"),
+             "compaction": held_out(c.get(config_id, []), cd, "bytes_in_touched_files")},
+            sorted(set(W_DRIVERS) - set(wd)))
     return out
+
+
+def identified(points: list[Point], drivers: list[str]) -> list[str]:
+    """The drivers that vary over the points (one that never varies cannot be told from the constant term: e.g.
+    files touched, the same at every file-size step, until the hotfix adds a point with many)."""
+    return [d for d in drivers if len({round(p.drivers[d], 6) for p in points}) > 1]
 
 
 def _interval(median: float, low: float, high: float, digits: int = 2) -> str:
@@ -224,6 +234,12 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                        "measured rounds. In the measured tables the table holds about twice the bytes of the touched files, "
                        "so the cost of scanning the table is folded into the per-MB coefficient.")]
     seed = seeds(run, fitted)
+    blind = sorted({d for m in fitted.values() for d in m.unidentified})
+    if blind:
+        parts.append(f'<p class="warn">The update model cannot tell {", ".join(UNITS[d][1] for d in blind)} from the '
+                     "constant term in these runs (it never varies): predictions for tables that differ in it assume it "
+                     "costs nothing extra. Report this run together with a payments-hotfix run (`report RUN_A RUN_B`) to "
+                     "separate them.</p>")
     if not seed.empty:
         parts += ["<h3>The seeds' table, predicted</h3>", table(seed),
                   note("Reach: how far the prediction lies beyond the largest measured point (ratio of the driver to its "
