@@ -153,7 +153,7 @@ def test_delta_and_hudi_run_where_their_jars_are_and_are_skipped_with_the_reason
         assert all(b["extra_info"]["answers_verified"] for b in measured)
         scenarios = {b["extra_info"]["scenario"] for b in measured}
         assert scenarios == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep",
-                             "table_growth", "late_arrivals", "concurrent_compaction"}
+                             "table_growth", "late_arrivals", "concurrent_compaction", "file_size"}
         assert len(env["sha256"]) == len(env["jars"]) and all(len(h) == 64 for h in env["sha256"].values())
 
 
@@ -482,7 +482,7 @@ def test_file_size_steps_keep_the_update_and_grow_the_files(tiny_run):
                 assert x["compaction"]["live_files_after"]["delete_files"] == 0, config_id
             else:
                 assert 0 < removed <= 2 and x["compaction"] is None, (config_id, removed)
-        grown = large["filesystem"]["data"]["bytes_added"] / small["filesystem"]["data"]["bytes_added"]
         if not CONFIGS[config_id].merges_on_read:  # the rewritten files are 4x bigger (Hudi adds a fixed bloom filter)
+            grown = large["filesystem"]["data"]["bytes_added"] / small["filesystem"]["data"]["bytes_added"]
             assert grown > 1.1, (config_id, grown)
         assert large["workspace_peak_bytes"] >= large["workspace_bytes"] > 0

@@ -3,7 +3,8 @@
 Each quantity (the update W, the compaction C, the read after the update R) is a non-negative linear function of
 the quantities that drive it, per configuration: ``y = a + Σ b_i · x_i`` with every coefficient ≥ 0 (a cost never
 falls as files grow). It is fitted on the medians of the measured points; its 95% interval comes from refitting
-on bootstrap resamples of every point's rounds. Before it predicts anything it is checked: refitted without the
+on bootstrap resamples of every point's rounds (of the fit's residuals where each point is one measurement).
+Before it predicts anything it is checked: refitted without the
 point that lies furthest out (the largest files), it predicts that point, and a prediction whose interval misses
 the measurement is flagged.
 """
@@ -92,8 +93,12 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
     medians = np.array([float(np.median(p.samples)) for p in points])
     coef = nnls(a / norm, medians) / norm
     rng = np.random.default_rng(seed)
-    draws = np.array([nnls(a / norm, np.array([float(np.median(rng.choice(p.samples, len(p.samples)))) for p in points])) / norm
-                      for _ in range(resamples)])
+    if max(len(p.samples) for p in points) > 1:  # resample each point's own rounds
+        draws = np.array([nnls(a / norm, np.array([float(np.median(rng.choice(p.samples, len(p.samples)))) for p in points])) / norm
+                          for _ in range(resamples)])
+    else:  # one measurement a point (e.g. one compaction per step): resample the fit's residuals instead
+        fitted, residuals = a @ coef, medians - a @ coef
+        draws = np.array([nnls(a / norm, fitted + rng.choice(residuals, len(residuals))) / norm for _ in range(resamples)])
     return Fit(drivers, points, coef, draws)
 
 

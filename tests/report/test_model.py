@@ -39,6 +39,14 @@ def test_noisy_points_give_an_interval_that_holds_the_truth():
     assert lo < truth < hi and lo < p < hi
 
 
+def test_single_measurements_still_get_an_interval():
+    """One compaction a step: no rounds to resample, so the residuals are; the interval is not a point."""
+    points = [Point(p.drivers, [p.samples[0] * (1.1 if i % 2 else 0.9)], p.label) for i, p in enumerate(_points(2.0, 0.05, 0.04))]
+    model = fit(points, DRIVERS, resamples=200)
+    _, lo, hi = model.predict({"files_touched": 3, "bytes_in_touched_files": 3 * 50 * MB})
+    assert hi > lo
+
+
 def test_coefficients_stay_non_negative():
     coef = nnls(np.array([[1.0, 1.0], [1.0, 2.0], [1.0, 3.0]]), np.array([3.0, 2.0, 1.0]))  # falling: slope 0
     assert np.all(coef >= 0) and coef[1] == 0

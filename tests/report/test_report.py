@@ -36,7 +36,7 @@ def test_flattening_is_tidy(tiny_run):
     hotfix = ops[ops.scenario == "payments_hotfix"]
     assert (hotfix[hotfix.operation == "update"].rows_changed_verified == 12).all()
     assert set(ops.scenario) == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep",
-                                 "table_growth", "late_arrivals", "concurrent_compaction"}
+                                 "table_growth", "late_arrivals", "concurrent_compaction", "file_size"}
     reads = load.reads(run)
     assert set(reads.phase) == {"before", "after", "after_compaction"} and reads.answer_ok.all()
     skipped = set(load.outcomes(run).query("outcome == 'skipped'").config_id) if len(load.outcomes(run)) else set()
@@ -72,7 +72,7 @@ def test_every_section_and_chart(report, tiny_run):
         assert (report.parent / "charts" / "read_latency_engines.png").stat().st_size > 5000
         assert "Break-even and recommendation per engine" in engines
     assert "95% interval" in page and "cheapest in" in page  # the recommendation carries its confidence
-    assert "Compaction racing the writer" in page and "Late data" in page and "How the cost grows with the table" in page
+    assert "Compaction racing the writer" in page and "Late data" in page and "How the cost grows: file count" in page and "How the cost grows: file size" in page
     assert (report.parent / "results.csv").stat().st_size > 0
 
 

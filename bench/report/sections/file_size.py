@@ -217,8 +217,11 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                   f"{first['files_total']} files — on files that grow 4x per step. Copy-on-write rewrites every file a "
                   "changed row sits in; merge-on-read and deletion vectors write in proportion to the rows. The formats' "
                   "target file size is set to at least twice the step's file size, so no file is split."),
-             img(chart, "update time vs file size", out, "file_size"),
-             table(steps.drop(columns=["median_s"]).assign(**{"file MB": steps["file MB"].map(lambda v: f"{v:.3g}")}))]
+             img(chart, "update time vs file size", out, "file_size")]
+    for column in ("update s [95% CI]", "written", "compaction s", "read after s"):
+        wide = steps.pivot_table(index="configuration", columns="file MB", values=column, aggfunc="first")
+        wide.columns = [f"{c:.3g} MB" for c in wide.columns]
+        parts += [f"<h4>{html.escape(column)} per MB per file</h4>", table(wide.reset_index())]
     ratio = ratios(run, steps)
     if not ratio.empty:
         wide = ratio.pivot_table(index="pair", columns="file MB", values="time ratio", aggfunc="first")

@@ -118,5 +118,5 @@ def section_growth(run: load.Run, out) -> str:
                 "so the seeds' larger files and 10x rows dominate); time is fitted for the measured row count only "
                 "and extrapolated far beyond the sizes measured on 2 cores, so read it as a direction, not a forecast: "
                 "the seeds' 8 minutes and 12 seconds come from a cluster.")
-    return ("<h3>How the cost grows with the table</h3>" + img(chart, "table growth", out, "table_growth")
+    return ("<h3>How the cost grows: file count</h3>" + img(chart, "table growth", out, "table_growth")
             + table(pd.DataFrame(rows)) + note(" ".join(said)))
