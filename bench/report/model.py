@@ -93,10 +93,10 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
     medians = np.array([float(np.median(p.samples)) for p in points])
     coef = nnls(a / norm, medians) / norm
     rng = np.random.default_rng(seed)
-    if max(len(p.samples) for p in points) > 1:  # resample each point's own rounds
+    if min(len(p.samples) for p in points) > 1:  # every point has rounds of its own: resample them
         draws = np.array([nnls(a / norm, np.array([float(np.median(rng.choice(p.samples, len(p.samples)))) for p in points])) / norm
                           for _ in range(resamples)])
-    else:  # one measurement a point (e.g. one compaction per step): resample the fit's residuals instead
+    else:  # some point is one measurement (one compaction a step, one warm read): resample the residuals
         fitted, residuals = a @ coef, medians - a @ coef
         draws = np.array([nnls(a / norm, fitted + rng.choice(residuals, len(residuals))) / norm for _ in range(resamples)])
     return Fit(drivers, points, coef, draws)
