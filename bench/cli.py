@@ -116,7 +116,7 @@ def _run(args: argparse.Namespace, raw: list[str], pytest_args: list[str]) -> in
 
                 print(f"report: {build_report([run_dir], Path('reports') / run_id)}")
         finally:
-            print(f"results: {run_dir}/" + (" (partial: the run died before it finished)" if run.partial else ""))
+            print(f"results: {run_dir}/" + (f" (partial: {run.why_partial})" if run.partial else ""))
     else:
         print(f"results: {run_dir}/")
     return int(code)

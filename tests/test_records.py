@@ -256,6 +256,40 @@ def test_a_run_that_died_before_its_json_is_reported_as_partial(tmp_path, capsys
     assert cli(capsys, "compare", str(write_run(tmp_path, "ok")), str(run_dir))[0] == EXIT_INCOMPARABLE
 
 
+STOPPED_RUN = """
+import os, signal
+
+def test_measured(benchmark):
+    benchmark.extra_info["note"] = "finished before the signal"
+    benchmark(sum, [1, 2, 3])
+
+def test_the_signal_arrives():
+    os.kill(os.getpid(), signal.{name})
+
+def test_never_reached(benchmark):
+    benchmark(sum, [4])
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM"])  # SIGHUP and SIGINT take the same handler
+def test_a_run_stopped_by_a_signal_keeps_what_it_measured_and_says_so(name, tmp_path):
+    """A CI timeout or a closed terminal ends the run as Ctrl-C does: the finished benchmarks saved, marked."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_stopped.py").write_text(STOPPED_RUN.format(name=name))
+    done = subprocess.run([sys.executable, "-m", "pytest", str(tmp_path / "test_stopped.py"), "-p", "bench.run.plugin",
+                           "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "--run-id", "stopped",
+                           "--results-dir", str(tmp_path / "results"), "--warehouse", str(tmp_path / "ws"),
+                           "--formats", "iceberg", "--engines", "spark"],
+                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]  # pytest's "interrupted"
+    run = load_run(tmp_path / "results" / "stopped")
+    assert [b["extra_info"].get("note") for b in run.data["benchmarks"]] == ["finished before the signal"]
+    assert run.partial and run.environment["interrupted"] == name
+    assert run.why_partial == f"stopped by {name} before it finished"
+
+
 def test_compaction_without_an_update_builds_on_both_engines(tmp_path):
     """A run of `-k compaction` (or whose updates failed after timing): no W to model, no crash."""
     run_dir = write_run(tmp_path, "comp", operations=("compaction",), engines=("spark", "duckdb"))

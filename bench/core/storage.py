@@ -9,15 +9,23 @@ Spark keeps its own Hadoop FileSystem for the data itself; both see the same URI
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
+# the S3 endpoint the measured read engines use (a run's delaying proxy); AWS_ENDPOINT_URL is the server itself
+MEASURED_ENDPOINT = "COWMOR_MEASURED_S3_ENDPOINT"
 LOCAL_SCHEMES = ("", "file")
 # Hadoop's S3 connector says s3a://; pyarrow's S3 filesystem says s3://; the bucket and key are the same
 PYARROW_SCHEME = {"s3a": "s3", "s3n": "s3"}
+
+
+def measured_s3_endpoint() -> str | None:
+    """Where a measured engine sends its S3 requests: through the run's delaying proxy, if it has one."""
+    return os.environ.get(MEASURED_ENDPOINT) or os.environ.get("AWS_ENDPOINT_URL")
 
 
 def is_local(location: str | Path) -> bool:

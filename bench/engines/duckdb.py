@@ -2,8 +2,8 @@
 
 The extension binaries come from the PyPI packages ``duckdb-ext-iceberg``, ``duckdb-ext-delta`` and
 ``duckdb-ext-avro`` (DuckDB's ``extension_directory`` points at them, autoinstall off): nothing is
-downloaded at run time. Tables on an S3 endpoint (``AWS_ENDPOINT_URL`` and keys in the environment, as the run
-sets them for its object store) are read through ``duckdb-ext-httpfs`` with an S3 secret for that endpoint, and
+downloaded at run time. Tables on an S3 endpoint (``AWS_ENDPOINT_URL``, or the run's delaying proxy
+``COWMOR_MEASURED_S3_ENDPOINT``, and keys in the environment, as the run sets them for its object store) are read through ``duckdb-ext-httpfs`` with an S3 secret for that endpoint, and
 by hudi-rs with the same settings as storage options.
 """
 
@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bench.core.storage import measured_s3_endpoint
 from bench.engines.base import ReadEngine
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def _memory_limit() -> int:
 
 
 def _s3_endpoint() -> str | None:
-    return os.environ.get("AWS_ENDPOINT_URL")
+    return measured_s3_endpoint()
 
 
 def _local_path(location: str) -> str:

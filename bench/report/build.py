@@ -108,7 +108,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
         sections.append(("trend", "10. Trend over runs", section_trend(runs, out)))
     nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
-    partial = ('<p class="warn">Partial run: it died before it finished; this report shows what it kept '
+    partial = (f'<p class="warn">Partial run ({html.escape(run.why_partial)}): this report shows what it kept '
                "(its outcomes and whatever was recorded).</p>") if run.partial else ""
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — {html.escape(run.run_id)}</title>"
             f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"

@@ -193,13 +193,18 @@ def _matrix(environment: dict[str, Any], records: list[Record]) -> Matrix:
 class Run:
     """One recorded run: its benchmark JSON, environment and outcomes (skips and failures included).
 
-    ``partial`` is set for a run that died before pytest-benchmark wrote ``benchmark.json``: what it kept
-    (environment and outcomes) is still a run, reported as such.
+    ``partial`` is set for a run that died before pytest-benchmark wrote ``benchmark.json``, or that a signal
+    stopped early (``environment.interrupted``): what it kept is still a run, reported as such.
     """
 
     path: Path
     data: dict[str, Any]
     partial: bool = False
+
+    @property
+    def why_partial(self) -> str:
+        signal = self.environment.get("interrupted")
+        return f"stopped by {signal} before it finished" if signal else "the run died before it finished"
 
     @property
     def cowmor(self) -> dict[str, Any]:
@@ -352,7 +357,7 @@ def load_run(path: Path | str) -> Run:
             check_run_id(env["run_id"])
         except BadRecord as err:
             raise BadRecord(f"{where}: the recorded {err}") from None
-    return Run(bench_path, data, partial=partial)
+    return Run(bench_path, data, partial=partial or bool(env.get("interrupted")))
 
 
 def validate(path: Path | str) -> list[str]:
@@ -363,7 +368,7 @@ def validate(path: Path | str) -> list[str]:
         return [str(err)]
     problems = []
     if run.partial:
-        problems.append(f"{path}: partial run (no benchmark.json): the run died before it finished")
+        problems.append(f"{path}: partial run ({run.why_partial})")
     for r in run.records():
         if r.info.get("schema_version") not in (None, SCHEMA_VERSION):
             problems.append(f"{r.name}: header schema_version {r.info.get('schema_version')!r}")

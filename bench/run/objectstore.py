@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from bench.core.storage import MEASURED_ENDPOINT
 from bench.exceptions import BadOption, MissingArtifact
 from bench.run.artifacts import sha256
 from bench.run.daemons import spawn, stop
@@ -57,7 +58,7 @@ def _wait_for_port(port: int, timeout: float = 60.0) -> None:
 class ObjectStore:
     """Where the warehouse lives and how every client reaches it."""
 
-    endpoint: str  # what clients use (the delaying proxy, when there is one)
+    endpoint: str  # what the measured clients (Spark, the read engines) use: the delaying proxy, when there is one
     access_key: str
     secret_key: str
     kind: str  # "seaweedfs (started by the run)" | "user endpoint"
@@ -67,6 +68,10 @@ class ObjectStore:
     _procs: list = field(default_factory=list, repr=False)
     _data_dir: str | None = None
     _proxy: object | None = None
+    server_endpoint: str = ""  # the server itself: the harness's own listings, resets and generated data
+
+    def __post_init__(self) -> None:
+        self.server_endpoint = self.server_endpoint or self.endpoint
 
     def spark_conf(self) -> dict[str, str]:
         conf = {"spark.hadoop.fs.s3a.endpoint": self.endpoint, "spark.hadoop.fs.s3a.path.style.access": "true",
@@ -81,9 +86,12 @@ class ObjectStore:
         return conf
 
     def environ(self) -> dict[str, str]:
-        """pyarrow, DuckDB's httpfs and hudi-rs read these."""
+        """pyarrow and pyiceberg (the harness's probes, resets, generator) read AWS_ENDPOINT_URL, the server itself:
+        the delay is S3's latency for the systems measured, not for the instruments or the untimed table resets.
+        DuckDB's httpfs and hudi-rs, measured, read through ``MEASURED_ENDPOINT`` as Spark does."""
         return {"AWS_ACCESS_KEY_ID": self.access_key, "AWS_SECRET_ACCESS_KEY": self.secret_key,
-                "AWS_ENDPOINT_URL": self.endpoint, "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1",
+                "AWS_ENDPOINT_URL": self.server_endpoint, MEASURED_ENDPOINT: self.endpoint,
+                "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1",
                 "AWS_ALLOW_HTTP": "true", "AWS_EC2_METADATA_DISABLED": "true"}
 
     def requests(self) -> Counter | None:
@@ -99,8 +107,10 @@ class ObjectStore:
         return counts
 
     def record(self) -> dict[str, object]:
-        return {"kind": self.kind, "endpoint": self.endpoint, "requests_counted": self.metrics_url is not None,
-                "delay_ms_per_request": self.delay_ms, "s3a_jars": self.jars}
+        return {"kind": self.kind, "endpoint": self.endpoint, "server_endpoint": self.server_endpoint,
+                "requests_counted": self.metrics_url is not None, "delay_ms_per_request": self.delay_ms,
+                "delayed": "Spark and the read engines (the harness's probes and table resets reach the server directly)"
+                if self.delay_ms else None, "s3a_jars": self.jars}
 
     def stop(self) -> None:
         if self._proxy is not None:

@@ -6,6 +6,8 @@ right family, an adapter and the base data; the scenario does the measuring.
 
 from __future__ import annotations
 
+import signal
+import threading
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -60,9 +62,33 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(err)) from None
     config.stash[SESSION_KEY] = session
     config.stash[OUTCOMES_KEY] = {}
+    _stop_cleanly_on_signals(session)
     ledger.LEDGER.restart()
     if getattr(config.option, "benchmark_json", None) is None:
         config.option.benchmark_json = _RunJson(session)
+
+
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def _stop_cleanly_on_signals(session: BenchSession) -> None:
+    """A run stopped by Ctrl-C, a CI timeout or a closed terminal still writes what it measured, marked interrupted.
+
+    SIGTERM and SIGHUP would otherwise end the process at once: no benchmark.json, Spark and the object-store
+    server left to their parent-death signal. Raising KeyboardInterrupt makes pytest end the session as for
+    Ctrl-C, so pytest-benchmark saves the finished benchmarks and the run record says why it is incomplete.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        if session.interrupted is None:
+            session.interrupted = signal.Signals(signum).name
+        raise KeyboardInterrupt(f"cowmor: stopped by {signal.Signals(signum).name}")
+
+    for name in STOP_SIGNALS:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -57,6 +57,7 @@ def environment(session: BenchSession) -> dict[str, Any]:
                     "memory_bytes": _memory_bytes(), "node": platform.node()},
         "workspace": str(session.workspace.root), "harness_commit": _git_commit(),
         "storage": session.object_store.record() if session.object_store else {"kind": "local disk"},
+        "interrupted": session.interrupted,
     }
 
 

@@ -72,6 +72,7 @@ class BenchSession:
     _resolutions: dict[str, artifacts.Resolution | MissingArtifact] = field(default_factory=dict)
     java: int | None = None
     object_store: objectstore.ObjectStore | None = None
+    interrupted: str | None = None  # the signal that stopped the run early (SIGINT, SIGTERM, SIGHUP)
 
     def __post_init__(self) -> None:
         self.apps = SparkApps(self.spark_options)

@@ -116,9 +116,13 @@ class SparkApps:
         """Stop the session and its JVM, so the next family starts with a clean classpath."""
         if self.session is None:
             return
+        from py4j.protocol import Py4JError
         from pyspark import SparkContext
 
-        self.session.stop()
+        try:
+            self.session.stop()
+        except (Py4JError, OSError):  # the JVM is already gone (a signal, a crash): what is left is cleaned up below
+            pass
         gateway = SparkContext._gateway
         if gateway is not None:
             proc = getattr(gateway, "proc", None)
