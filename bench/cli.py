@@ -73,6 +73,7 @@ def _pytest_options(raw: list[str]) -> list[str]:
 def _run(args: argparse.Namespace, raw: list[str], pytest_args: list[str]) -> int:
     import pytest
 
+    from bench.core.storage import is_local
     from bench.report.summary import text_summary
     from bench.results import contract
     from bench.results.history import append
@@ -85,6 +86,8 @@ def _run(args: argparse.Namespace, raw: list[str], pytest_args: list[str]) -> in
     scenarios = scenario_files(args.scenario)
     if args.param:
         when = "with --param overrides the presets' measured durations do not apply; no estimate"
+    elif getattr(args, "object_store", None) or not is_local(str(args.warehouse)) or args.spark_master != "local[*]":
+        when = "the measured durations are for local disk and local Spark; no estimate for this storage or master"
     else:
         estimate = expected_seconds(scenarios, len(session.configs), len({c.family for c in session.configs}),
                                     session.scale.rows, PRESETS["small"].rows)

@@ -58,7 +58,11 @@ def start_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict 
         try:
             proc.wait(timeout=1500)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            proc.terminate()  # the run saves what it measured on SIGTERM (artifacts for the failure)
+            try:
+                proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
             raise
         run_dir = tmp / "results" / run_id
         output = log.read_text()

@@ -48,8 +48,9 @@ def record(config_id: str, family: str, mode: str, operation: str, seconds: list
 
 def write_run(folder: Path, run_id: str, matrix: dict[str, tuple[str, str, bool]] | None = None,
               operations: tuple[str, ...] = ("update", "compaction"), engines: tuple[str, ...] = ("spark",),
-              outcome: str = "passed", speed: float = 1.0) -> Path:
-    """A complete run folder: benchmark.json, environment.json and outcomes.json."""
+              outcome: str = "passed", speed: float = 1.0, storage: dict[str, Any] | None = None) -> Path:
+    """A complete run folder: benchmark.json, environment.json and outcomes.json (on an object store with
+    ``storage``: every operation then carries made-up request counts)."""
     matrix = matrix or DEFAULT_MATRIX
     benchmarks, outcomes = [], []
     for config_id, (family, mode, mor) in matrix.items():
@@ -58,6 +59,8 @@ def write_run(folder: Path, run_id: str, matrix: dict[str, tuple[str, str, bool]
                 continue
             base = (2.0 if not mor else 1.5) * speed
             benchmarks.append(record(config_id, family, mode, operation, [base, base * 1.05, base * 0.97], not mor, engines))
+            if storage:
+                benchmarks[-1]["extra_info"]["requests"] = {"GET": 40, "PUT": 12, "LIST": 6, "DELETE": 0, "total": 58}
             outcomes.append({"nodeid": benchmarks[-1]["fullname"], "test": f"test_hotfix_{operation}",
                              "config_id": config_id, "outcome": outcome, "when": "call", "duration_s": 1.0})
     environment = {"schema_version": SCHEMA_VERSION, "run_id": run_id, "created": "2026-11-24T00:00:00+00:00",
@@ -65,7 +68,8 @@ def write_run(folder: Path, run_id: str, matrix: dict[str, tuple[str, str, bool]
                    "configs": {c: {"family": f, "mode": m, "merges_on_read": mor, "description": f"{f} {m}", "settings": []}
                                for c, (f, m, mor) in matrix.items()},
                    "formats": {f: {"status": "available", "artifacts": [f"org.example:{f}:1.0"]} for f, _, _ in matrix.values()},
-                   "engines": {e: {"status": "available", "version": e} for e in engines}}
+                   "engines": {e: {"status": "available", "version": e} for e in engines},
+                   "storage": storage or {"kind": "local disk"}}
     run_dir = folder / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
     data = {"machine_info": {}, "commit_info": {}, "benchmarks": benchmarks, "datetime": "2026-11-24T00:00:00",

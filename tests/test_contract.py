@@ -80,3 +80,23 @@ def test_run_ids_are_one_safe_path_component(bad):
 def test_good_run_ids_pass():
     for good in ("20261124T000000Z-small-abc123", "a", "nightly.1", "001"):
         assert check_run_id(good) == good
+
+
+def test_runs_on_different_storage_are_set_side_by_side_and_never_mixed_silently(tmp_path):
+    """Local disk, an object store and one with added latency: one table and chart per storage, ratios to the
+    first, requests by kind; the summary warns that their timings do not compare. One storage: no such section."""
+    local = write_run(tmp_path, "on-local")
+    s3 = write_run(tmp_path, "on-s3", speed=1.5, storage={"kind": "seaweedfs 4.48", "requests_counted": True,
+                                                            "delay_ms_per_request": 0.0})
+    delayed = write_run(tmp_path, "on-s3-20ms", speed=4.0, storage={"kind": "seaweedfs 4.48", "requests_counted": True,
+                                                                    "delay_ms_per_request": 20.0})
+    page = build_report([local, s3, delayed], tmp_path / "out").read_text()
+    section = page.split('<section id="storage">')[1].split("</section>")[0]
+    assert "Storage: local disk and object store" in page and 'alt="update by storage"' in section
+    for label in ("local disk", "object store", "object store +20 ms/request"):
+        assert f"<td>{label}</td>" in section, label
+    assert "<td>4.00</td>" in section and "<td>1.50</td>" in section  # × local disk, for the same configuration
+    assert "58 (GET 40, PUT 12, LIST 6)" in section
+    assert "measured on different storage" in page and "every request of Spark and the read engines held 20 ms" in page
+    alone = build_report([local], tmp_path / "alone").read_text()
+    assert 'id="storage"' not in alone and "local disk (" in alone

@@ -28,6 +28,7 @@ from bench.report.sections.money import parse_prices, section_money
 from bench.report.sections.over_time import read_optimized_staleness, section_over_time
 from bench.report.sections.read import section_read, section_settlements
 from bench.report.sections.runs import section_compare, section_trend
+from bench.report.sections.storage import section_storage
 from bench.report.sections.summary import section_summary, verdicts
 from bench.report.sections.write import section_sweep, section_write
 from bench.results import load
@@ -87,25 +88,29 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     csv = pd.concat([ops.assign(kind="operation"), all_reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
     csv.to_csv(out / "results.csv", index=False)
     sections = [
-        ("summary", "1. Summary", section_summary(runs, run, verdict_rows)),
-        ("write", "2. Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out)
+        ("summary", "Summary", section_summary(runs, run, verdict_rows)),
+        ("write", "Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out)
                               + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),
-        ("read", "3. Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
-        ("engines", "4. Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
-        ("time", "5. Over time", over_time + concurrency.section(run)),
-        ("breakeven", "6. Break-even and recommendation", breakeven + section_money(
+        ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
+        ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
+        ("time", "Over time", over_time + concurrency.section(run)),
+        ("breakeven", "Break-even and recommendation", breakeven + section_money(
             ops, reads, [*SEED_PROFILES, *extra], prices, int((run.environment.get("machine") or {}).get("cpus") or 1))),
-        ("claims", "7. Claims check", _table(claims)),
-        ("raw", "8. Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
+        ("claims", "Claims check", _table(claims)),
+        ("raw", "Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
                                f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
     ]
+    storage = section_storage(runs, out)
+    if storage:
+        sections.insert(3, ("storage", "Storage: local disk and object store", storage))
     compare = section_compare(runs)
     if compare:
-        sections.append(("compare", "9. Comparing runs", compare))
+        sections.append(("compare", "Comparing runs", compare))
     if len(runs) >= 3:
-        sections.append(("trend", "10. Trend over runs", section_trend(runs, out)))
+        sections.append(("trend", "Trend over runs", section_trend(runs, out)))
+    sections = [(sid, f"{number}. {title}", content) for number, (sid, title, content) in enumerate(sections, 1)]
     nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
     partial = (f'<p class="warn">Partial run ({html.escape(run.why_partial)}): this report shows what it kept '

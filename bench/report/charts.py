@@ -67,6 +67,17 @@ def grouped_bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, ylab
     return _png(fig)
 
 
+def by_storage(samples: pd.DataFrame, title: str) -> bytes:
+    """Each configuration's round timings per storage: the median, and its bootstrapped 95% interval as the bar."""
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    sns.barplot(samples, x="config_id", y="seconds", hue="storage", estimator="median", errorbar=("ci", 95),
+                n_boot=2000, seed=0, ax=ax)
+    ax.set(xlabel="", ylabel="seconds (median, 95% CI)", title=title)
+    ax.tick_params(axis="x", labelrotation=20)
+    ax.legend(fontsize=8, title=None)
+    return _png(fig)
+
+
 def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, logx: bool = False) -> bytes:
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
     sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=palette(frame.config_id), ax=ax)

@@ -33,7 +33,7 @@ def text_summary(run: load.Run) -> str:
     reads = load.reads(run)
     reads = reads[(reads.engine == REFERENCE_ENGINE) & reads.unsupported.isna()]
     outcomes = load.outcomes(run)
-    lines = [f"cowmor run {run.run_id} (scale {run.scale})", ""]
+    lines = [f"cowmor run {run.run_id} (scale {run.scale}; {load.storage_label(run.environment)})", ""]
     header = f"{'configuration':<13} {'operation':<16} {'median s':>9} {'min-max s':>13} {'written':>9} {'+data':>6} {'+del':>5} {'-files(meta)':>12} {'write amp':>9} {'dash s before→after':>21}"
     lines += [header, "-" * len(header)]
     ordered = ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first") if not ops.empty else ops

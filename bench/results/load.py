@@ -123,3 +123,15 @@ def merge(runs: list[Run]) -> Run:
             "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
                        "outcomes": list(outcomes.values())}}
     return Run(newest.path, data, partial=any(r.partial for r in runs))
+
+
+def storage_label(env: dict) -> str:
+    """Which storage the timings were taken on: they hold for that storage (and delay) only."""
+    storage = env.get("storage") or {"kind": "local disk"}
+    if storage.get("kind") == "local disk":
+        return f"local disk ({env.get('workspace', '?')})"
+    delay = storage.get("delay_ms_per_request") or 0
+    return (f"object store: {storage.get('kind')}, {env.get('workspace', '?')}; requests "
+            + ("counted by the server" if storage.get("requests_counted") else "not counted")
+            + (f"; every request of Spark and the read engines held {delay:g} ms (S3-like latency)" if delay
+               else "; no added latency"))

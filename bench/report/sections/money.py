@@ -45,7 +45,7 @@ def _requests_usd(counts: dict[str, float], prices: dict[str, float]) -> float:
 
 
 def _mean_requests(frame: pd.DataFrame) -> dict[str, float]:
-    return {k.removeprefix("req_").upper(): float(frame[k].fillna(0).mean()) for k in frame.columns if k.startswith("req_")}
+    return {k.removeprefix("req_").upper(): float(pd.to_numeric(frame[k], errors="coerce").fillna(0).mean()) for k in frame.columns if k.startswith("req_")}
 
 
 def section_money(ops: pd.DataFrame, reads: pd.DataFrame, profiles: list[Profile], prices: dict[str, float],

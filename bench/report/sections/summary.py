@@ -37,7 +37,7 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame)
         ("seed", env.get("seed")), ("Spark", jvm.get("spark") or packages.get("pyspark")), ("Java", jvm.get("java") or env.get("java")),
         ("Python", env.get("python")), *_format_facts(env.get("formats") or {}),
         ("machine", f"{(env.get('machine') or {}).get('cpus')} cores, {((env.get('machine') or {}).get('memory_bytes') or 0) / 2**30:.0f} GiB, {(env.get('machine') or {}).get('platform')}"),
-        ("Spark master", (env.get("spark") or {}).get("master")),
+        ("Spark master", (env.get("spark") or {}).get("master")), ("storage", load.storage_label(env)),
         ("where the run's time went", describe(run.cowmor["time_breakdown"]) if run.cowmor.get("time_breakdown") else "not recorded"),
     ], columns=["", "value"])
     outcomes = load.outcomes(run)
@@ -56,6 +56,10 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame)
     status = pd.DataFrame(configs)
     body = [_table(facts), "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
     body += ["<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured")]
+    if len({load.storage_label(r.environment) for r in runs}) > 1:
+        body.insert(0, '<p class="warn">These runs were measured on different storage: '
+                    + html.escape("; ".join(f"{r.run_id} = {load.storage_label(r.environment)}" for r in runs))
+                    + ". Their timings do not compare; bytes and files do.</p>")
     if len({r.scale for r in runs}) > 1:
         body.insert(0, '<p class="warn">These runs were made at different scales: '
                     + html.escape(", ".join(f"{r.run_id} = {r.scale}" for r in runs)) + ". Compare them with care.</p>")
