@@ -92,3 +92,43 @@ def test_a_user_endpoint_needs_a_url_and_credentials(monkeypatch):
         objectstore.user_endpoint("http://127.0.0.1:9000", {"maven": objectstore.S3A_MAVEN})
     with pytest.raises(Exception, match="seaweedfs' or an http"):
         objectstore.user_endpoint("ftp://x", {"maven": objectstore.S3A_MAVEN})
+
+
+@needs_weed
+def test_a_user_endpoint_starts_nothing_and_the_workspace_lands_on_it(tmp_path, monkeypatch):
+    """``--object-store URL``: the user's server and AWS_* keys; no server is started, requests are not counted
+    (no metrics there), and the run's workspace is made on that endpoint."""
+    import os
+
+    from bench.cli import parser
+    from bench.core import storage
+    from bench.run.session import BenchSession
+
+    server = objectstore.start_seaweedfs(tmp_path / "server", {"maven": objectstore.S3A_MAVEN})
+    saved = dict(os.environ)
+    storage._filesystem.cache_clear()
+    try:
+        monkeypatch.delenv("COWMOR_S3A_JARS_DIR", raising=False)
+        os.environ.update({"AWS_ACCESS_KEY_ID": server.access_key, "AWS_SECRET_ACCESS_KEY": server.secret_key})
+        for name in ("AWS_ENDPOINT_URL", MEASURED_ENDPOINT):
+            os.environ.pop(name, None)
+        ns = parser().parse_args(["run", "--object-store", server.endpoint, "--warehouse", "s3a://warehouse/mine",
+                                  "--results-dir", str(tmp_path / "res"), "--scale", "tiny"])
+        session = BenchSession.from_options(ns, start=True)
+        try:
+            store = session.object_store
+            assert store.kind == "user endpoint" and not store._procs and store.requests() is None
+            assert store.jars == {"maven": objectstore.S3A_MAVEN}  # no folder given: Maven, as for a user
+            assert os.environ["AWS_ENDPOINT_URL"] == server.endpoint == store.spark_conf()["spark.hadoop.fs.s3a.endpoint"]
+            assert str(session.workspace.root).startswith("s3a://warehouse/mine")
+            fs = pafs.S3FileSystem(access_key=server.access_key, secret_key=server.secret_key, region="us-east-1",
+                                   endpoint_override=server.endpoint, scheme="http")
+            assert fs.get_file_info(pafs.FileSelector("warehouse/mine", recursive=True)), "nothing written on the endpoint"
+        finally:
+            session.close()
+        assert daemons.group_alive(server._procs[0].pid)  # the user's server is not the run's to stop
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        storage._filesystem.cache_clear()
+        server.stop()
