@@ -23,11 +23,12 @@ def resampled_medians(samples: list[float], rng: np.random.Generator, resamples:
 
 
 def describe(samples: list[float], seed: int = 0) -> dict[str, float | int | list[float] | str]:
-    """median, ci95 [low, high], cv (stdev / mean; 0 for one round), n, and the interval's method."""
+    """median, ci95 [low, high] (None for one round: one round has no spread to show), cv (stdev / mean; 0 for
+    one round), n, and the interval's method."""
     n = len(samples)
     median = statistics.median(samples)
     if n < 2:
-        return {"median": median, "ci95": [median, median], "cv": 0.0, "n": n, "ci_method": METHOD}
+        return {"median": median, "ci95": None, "cv": 0.0, "n": n, "ci_method": METHOD}
     medians = resampled_medians(samples, np.random.default_rng(seed))
     low, high = np.percentile(medians, [2.5, 97.5])
     mean = statistics.fmean(samples)
@@ -35,7 +36,9 @@ def describe(samples: list[float], seed: int = 0) -> dict[str, float | int | lis
     return {"median": median, "ci95": [float(low), float(high)], "cv": float(cv), "n": n, "ci_method": METHOD}
 
 
-def half_width(summary: dict) -> float:
-    """Half the 95% interval relative to the median (0.1 = the median is known to ±10%)."""
+def half_width(summary: dict) -> float | None:
+    """Half the 95% interval relative to the median (0.1 = the median is known to ±10%); None without an interval."""
+    if not summary.get("ci95"):
+        return None
     low, high = summary["ci95"]
     return (high - low) / 2 / summary["median"] if summary["median"] else float("inf")

@@ -106,7 +106,9 @@ def identified(points: list[Point], drivers: list[str]) -> list[str]:
     return [d for d in drivers if len({round(p.drivers[d], 6) for p in points}) > 1]
 
 
-def _interval(median: float, low: float, high: float, digits: int = 2) -> str:
+def _interval(median: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
+    if low is None or high is None:
+        return f"{median:,.{digits}f} (one round: no interval)"
     return f"{median:,.{digits}f} [{low:,.{digits}f}, {high:,.{digits}f}]"
 
 
@@ -115,7 +117,7 @@ def steps_table(run: load.Run) -> pd.DataFrame:
     for r in run.records("file_size"):
         figure = r.get("uncertainty") or uncertainty.describe(r.seconds)
         rows.append({"file MB": r["file_bytes_mean"] / MB, "configuration": r.config_id,
-                     "update s [95% CI]": _interval(figure["median"], *figure["ci95"]),
+                     "update s [95% CI]": _interval(figure["median"], *(figure["ci95"] or ())),
                      "median_s": figure["median"], "written": human_bytes(r["filesystem"]["bytes_added"]),
                      "compaction s": f"{r['compaction']['seconds']:.2f}" if r.get("compaction") else "–",
                      "read after s": f"{np.median(_mean_read(r.get('reads_after'))):.3f}" if _mean_read(r.get("reads_after")) else "–"})
