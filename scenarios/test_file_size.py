@@ -13,7 +13,7 @@ each step's tables are removed when the step is done, and the workspace's peak s
 target file size is set to at least twice the step's file size, so no file is split (``settings`` say so).
 
 Run with:  pytest scenarios/test_file_size.py --scale tiny --formats iceberg
-Grid:      every selected configuration x file_size_steps file sizes x one scale.
+Grid:      every selected configuration x file_size_steps file sizes x locate route (``--routes``) x one scale.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import pytest
 
 from bench.core.ledger import DATA, LEDGER
 from bench.core.storage import Files
+from bench.formats.base import JOIN
 from bench.measure.rounds import Observation, timed
 from bench.run.lab import status_update_rounds
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
@@ -62,7 +63,7 @@ def _expected(path: str, last_day, lookup_id: int, keys: tuple[int, ...]):
     return queries, before, {q.name: q.expected(frame) for q in queries}
 
 
-def test_file_size(benchmark, lab, cowmor, config_id, size_step, progress):
+def test_file_size(benchmark, lab, cowmor, config_id, size_step, route, progress):
     scale = cowmor.scale
     per_file = rows_per_file(scale.file_size_first_rows, size_step)
     with LEDGER.spend(DATA):
@@ -74,7 +75,7 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, progress):
     keys = [TXN_ID_BASE + f * per_file + per_file // 2 for f in touched]  # one row in the middle of each touched file
     queries, before, after = _expected(data.path, data.last_day, keys[0], tuple(keys))
     name = f"filesize_{size_step}"
-    label = f"{config_id} {file_bytes / 2**20:.2f} MB files ({len(keys)} rows in {len(touched)} of {len(data.files)} files)"
+    label = f"{config_id} ({route}) {file_bytes / 2**20:.2f} MB files ({len(keys)} rows in {len(touched)} of {len(data.files)} files)"
 
     progress(f"{label}: base table and dashboards before")
     base = lab.session.tables.base_table(lab.spark, lab.fmt, name, data)
@@ -83,9 +84,8 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, progress):
     table, rounds, changed = status_update_rounds(benchmark, lab, name, data, keys, scale.sweep_rounds,
                                                   progress=progress, status=HOTFIX_STATUS, label=label)
     reads_after = lab.reads(table, queries, after, repeats)
-    last = rounds.last
     compaction, reads_compacted = None, None
-    if lab.fmt.merges_on_read:
+    if lab.fmt.merges_on_read and route == JOIN:  # what compaction folds does not depend on how the rows were found
         progress(f"{label}: compaction")
         observed = Observation.start(lab.fmt, table)
         seconds, _ = timed(lab.fmt.compact, lab.spark, table)
@@ -95,15 +95,9 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, progress):
     PEAK["bytes"] = max(PEAK["bytes"], workspace)
     lab.session.tables.drop(lab.spark, lab.fmt, name)  # this step's tables are done: free the disk
     progress(f"{label}: done; workspace {workspace / 2**20:,.0f} MB, peak so far {PEAK['bytes'] / 2**20:,.0f} MB")
-    benchmark.extra_info.update({
-        **lab.header("file_size", "update", f"{file_bytes / 2**20:.3g}MB"),
-        "file_bytes_mean": file_bytes, "rows_per_file": per_file, "files_total": len(data.files),
-        "files_touched": len(touched), "rows_targeted": len(keys), "rows_changed_verified": changed,
-        "bytes_in_touched_files": file_bytes * len(touched), "table_bytes": data.bytes,
-        "rounds": rounds.records, "filesystem": last["filesystem"], "metadata": last["metadata"],
-        "write_amplification": last["write_amplification"], "logical_bytes": last["logical_bytes"],
-        "table_bytes_on_disk": last["table_bytes_on_disk"], "reads_before": reads_before, "reads_after": reads_after,
-        **({"requests": last["requests"]} if "requests" in last else {}),
-        "compaction": compaction, "reads_after_compaction": reads_compacted, "workspace_bytes": workspace,
-        "workspace_peak_bytes": PEAK["bytes"], "target_file_bytes": lab.fmt.target_file_bytes, "answers_verified": True,
-    })
+    lab.record(benchmark, "file_size", "update", rounds, param=f"{file_bytes / 2**20:.3g}MB",
+               file_bytes_mean=file_bytes, rows_per_file=per_file, files_total=len(data.files), rows_targeted=len(keys),
+               rows_changed_verified=changed, bytes_in_touched_files=file_bytes * len(touched), table_bytes=data.bytes,
+               reads_before=reads_before, reads_after=reads_after, compaction=compaction,
+               reads_after_compaction=reads_compacted, workspace_bytes=workspace, workspace_peak_bytes=PEAK["bytes"],
+               target_file_bytes=lab.fmt.target_file_bytes, **lab.located(rounds, len(data.files), len(touched)))

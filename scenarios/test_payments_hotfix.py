@@ -6,7 +6,8 @@ the dashboard reads before and after it, and, where the configuration merges on 
 and the reads after that. Every answer is checked against pandas on the generated data.
 
 Run with:  pytest scenarios/test_payments_hotfix.py --scale tiny --formats iceberg --benchmark-json out.json
-Grid:      every selected configuration (``--formats``) x one scale (``--scale``, ``--param``).
+Grid:      every selected configuration (``--formats``) x locate route (``--routes``: join, pruned, index) x one scale
+           (``--scale``, ``--param``); the compaction starts from the update by the baseline route (``join``).
 """
 
 from __future__ import annotations
@@ -35,11 +36,6 @@ def hotfix(payments, cowmor):
             "logical_bytes": len(keys) * payments.bytes_per_row}
 
 
-def _requests(last_round: dict) -> dict:
-    """The object-store requests of the last round, where they are counted (an object-store run)."""
-    return {"requests": last_round["requests"]} if "requests" in last_round else {}
-
-
 def verify_hotfix(lab, table, hotfix, payments) -> dict:
     """Exactly the N target rows carry the new status and the row count is unchanged."""
     rel = lab.fmt.relation(lab.spark, table)
@@ -50,16 +46,17 @@ def verify_hotfix(lab, table, hotfix, payments) -> dict:
     return {"rows_changed_verified": len(changed), "row_count": total}
 
 
-def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
+def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progress):
+    """The hotfix per locate route (``--routes``): the same rows changed, found by a join, by literal keys, or by an index."""
     scale = lab.session.scale
-    keys_view = lab.keys_view("hotfix_keys", hotfix["keys"])
+    keys = lab.keys("hotfix_keys", hotfix["keys"])
     rounds = Rounds(hotfix["logical_bytes"])
     state: dict = {}
 
     def setup():
         rounds.close()
         first = rounds.number == 1
-        progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table"
+        progress(f"{config_id} ({route}): round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table"
                  + (", dashboards before" if first else ""))
         table = lab.session.tables.base_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
@@ -70,38 +67,28 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, progress):
         rounds.start(lab.fmt, table, **extra)
         return (table,), {}
 
-    @measured
-    def update(table):
-        lab.fmt.update(lab.spark, table, keys_view, ASSIGNMENT)
-
-    plan = adaptive_pedantic(benchmark, update, setup, lab.session.rounds_plan)
+    plan = adaptive_pedantic(benchmark, measured(lambda table: lab.update(table, keys, ASSIGNMENT)), setup,
+                             lab.session.rounds_plan)
     rounds.close()
     table = state["table"]
-    progress(f"{config_id}: verify and read after the update")
+    progress(f"{config_id} ({route}): verify and read after the update")
     verified = verify_hotfix(lab, table, hotfix, payments)
     reads_after = lab.reads(table, hotfix["queries"], hotfix["after"], scale.read_repeats)
-    last = rounds.last
-    reported = last["metadata"]["rows_changed"]
+    reported = rounds.last["metadata"]["rows_changed"]
     if reported is not None:
         assert reported == len(hotfix["keys"]), f"format reports {reported} rows changed"
-    benchmark.extra_info.update({
-        **lab.header("payments_hotfix", "update"),
-        "rows_targeted": len(hotfix["keys"]), "rows_changed_reported": reported, **verified,
-        "files_touched": len({(k - TXN_ID_BASE) // payments.rows_per_file for k in hotfix["keys"]}),
-        "base": payments.describe(), "live_files_before": state["live_before"],
-        "live_files_after": lab.fmt.live_files(lab.spark, table),
-        "rounds": rounds.records, "rounds_plan": plan, **{k: last[k] for k in ("filesystem", "metadata", "write_amplification",
-                                                    "write_amplification_metadata", "logical_bytes",
-                                                    "table_bytes_on_disk", "data_file_anatomy")},
-        "reads_before": rounds.records[0]["reads_before"], "reads_after": reads_after, **_requests(last),
-        "answers_verified": True
-    })
+    touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in hotfix["keys"]})
+    lab.record(benchmark, "payments_hotfix", "update", rounds,
+               rows_targeted=len(hotfix["keys"]), rows_changed_reported=reported, **verified, base=payments.describe(),
+               live_files_before=state["live_before"], live_files_after=lab.fmt.live_files(lab.spark, table),
+               rounds_plan=plan, reads_before=rounds.records[0]["reads_before"], reads_after=reads_after,
+               **lab.located(rounds, state["live_before"]["data_files"], touched))
 
 
 @pytest.mark.merge_on_read
 def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress):
     scale = lab.session.scale
-    keys_view = lab.keys_view("hotfix_keys", hotfix["keys"])
+    keys = lab.keys("hotfix_keys", hotfix["keys"])
     rounds = Rounds()
     state: dict = {}
 
@@ -109,7 +96,7 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
         rounds.close()
         progress(f"{config_id}: round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the updated table (update untimed, once)")
         table = lab.session.tables.base_table(lab.spark, lab.fmt, TABLE, payments, prepare=(
-            "hotfix", lambda t: lab.fmt.update(lab.spark, t, keys_view, ASSIGNMENT)))
+            "hotfix", lambda t: lab.update(t, keys, ASSIGNMENT)))
         state["table"], state["live_before"] = table, lab.fmt.live_files(lab.spark, table)
         rounds.start(lab.fmt, table)
         return (table,), {}
@@ -122,11 +109,5 @@ def test_hotfix_compaction(benchmark, lab, payments, hotfix, config_id, progress
     live_after = lab.fmt.live_files(lab.spark, table)
     assert live_after["delete_files"] == 0, f"compaction left {live_after['delete_files']} delete files / logs"
     reads_after = lab.reads(table, hotfix["queries"], hotfix["after"], scale.read_repeats)
-    last = rounds.last
-    benchmark.extra_info.update({
-        **lab.header("payments_hotfix", "compaction"),
-        **verified, "live_files_before": state["live_before"], "live_files_after": live_after,
-        "rounds": rounds.records, "rounds_plan": plan, "filesystem": last["filesystem"], "metadata": last["metadata"],
-        "table_bytes_on_disk": last["table_bytes_on_disk"], **_requests(last),
-        "reads_after_compaction": reads_after, "answers_verified": True,
-    })
+    lab.record(benchmark, "payments_hotfix", "compaction", rounds, **verified, live_files_before=state["live_before"],
+               live_files_after=live_after, rounds_plan=plan, reads_after_compaction=reads_after)

@@ -67,6 +67,6 @@ def adapter_class(family: str) -> type[TableFormat]:
     return module.ADAPTER
 
 
-def make_adapter(config_id: str, warehouse: Path, target_file_bytes: int) -> TableFormat:
+def make_adapter(config_id: str, warehouse: Path, target_file_bytes: int, route: str = "join") -> TableFormat:
     config = CONFIGS[config_id]
-    return adapter_class(config.family)(config.id, config.mode, warehouse, target_file_bytes)
+    return adapter_class(config.family)(config.id, config.mode, warehouse, target_file_bytes, route)

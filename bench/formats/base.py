@@ -16,6 +16,43 @@ if TYPE_CHECKING:
 DATA, DELETE, LOG, METADATA = "data", "delete", "log", "metadata"
 FILE_KINDS = (DATA, DELETE, LOG, METADATA)
 
+# How an update finds its rows (shared/DESIGN.md, "Finding the rows"): ``join`` is a MERGE / ``IN (SELECT …)`` from a keys
+# table, which no format can prune; ``pruned`` sends the keys as literals each format's file statistics can skip by;
+# ``index`` looks the keys up in an index the table keeps (Hudi's record index).
+JOIN, PRUNED, INDEX = "join", "pruned", "index"
+ROUTES = (JOIN, PRUNED, INDEX)
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The keys an update changes: as literals, and as a temporary view made outside the timed region."""
+
+    values: tuple[int, ...]
+    view: str
+
+
+def any_of(terms: list[str]) -> str:
+    """``terms`` OR-ed as a balanced tree: 1,200 disjuncts nest 11 deep, not 1,200 (the parser and analyzer recurse)."""
+    if not terms:
+        raise ValueError("no terms to OR")
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return f"({any_of(terms[:middle])} OR {any_of(terms[middle:])})"
+
+
+def key_equalities(key: str, keys: tuple[int, ...]) -> str:
+    """``key = k1 OR key = k2 …``: Delta tests each disjunct against a file's min/max (an IN list is tested as one
+    [min, max] range, which scattered keys cover entirely)."""
+    return any_of([f"{key} = {int(k)}" for k in sorted(keys)])
+
+
+def key_in_lists(key: str, keys: tuple[int, ...], limit: int) -> str:
+    """``key IN (…) OR key IN (…)``, each list of at most ``limit`` sorted keys: Iceberg prunes nothing for a list of
+    more than 200 values (``InclusiveMetricsEvaluator.IN_PREDICATE_LIMIT``)."""
+    ordered = sorted(int(k) for k in keys)
+    return any_of([f"{key} IN ({', '.join(map(str, ordered[i:i + limit]))})" for i in range(0, len(ordered), limit)])
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -78,13 +115,16 @@ class TableFormat(abc.ABC):
     family: ClassVar[str]
     modes: ClassVar[tuple[str, ...]]
 
-    def __init__(self, config_id: str, mode: str, warehouse: Path | str, target_file_bytes: int) -> None:
+    def __init__(self, config_id: str, mode: str, warehouse: Path | str, target_file_bytes: int, route: str = JOIN) -> None:
         if mode not in self.modes:
             raise ValueError(f"{type(self).__name__} has no mode {mode!r}")
+        if route not in ROUTES:
+            raise ValueError(f"no locate route {route!r}; routes: {', '.join(ROUTES)}")
         self.config_id = config_id
         self.mode = mode
         self.warehouse = str(warehouse).rstrip("/")
         self.target_file_bytes = target_file_bytes
+        self.route = route
 
     # --- what the configuration is -------------------------------------------------------
     read_modes: tuple[str, ...] = ("snapshot",)
@@ -109,6 +149,50 @@ class TableFormat(abc.ABC):
 
     def settings(self) -> list[Setting]:
         return self.spark_settings(self.warehouse) + self.table_settings()
+
+    # --- finding the rows ----------------------------------------------------------------
+    def route_unsupported(self) -> str | None:
+        """Why this configuration cannot take its ``route`` (None: it can)."""
+        if self.route == INDEX:
+            return f"{self.config_id} keeps no index that finds rows by key (only Hudi's record or bucket index does)"
+        return None
+
+    def table_name(self, name: str) -> str:
+        """A route whose table is created differently (``route_settings``) gets a table of its own."""
+        return f"{name}_{self.route}" if self.route_settings() else name
+
+    def route_settings(self) -> list[Setting]:
+        """Table settings the route needs when the table is created (an index, column statistics); [] for none,
+        so the route's table is the same base table as ``join``'s."""
+        return []
+
+    def update_keys(self, spark: SparkSession, table: TableRef, keys: Keys, assignments: dict[str, str]) -> None:
+        """Set ``assignments`` on the rows with ``keys``, found by this adapter's ``route``.
+
+        Raises:
+            NotSupported: the configuration has no such route (``route_unsupported``).
+        """
+        reason = self.route_unsupported()
+        if reason:
+            raise NotSupported(reason)
+        if self.route == JOIN:
+            self.update(spark, table, keys.view, assignments)
+        elif self.route == PRUNED:
+            self.update_where(spark, table, self.pruning_predicate(table.key, keys.values), assignments)
+        else:
+            self.update_indexed(spark, table, keys.view, assignments)
+
+    def pruning_predicate(self, key: str, keys: tuple[int, ...]) -> str:
+        """The keys as a literal predicate this format's file statistics prune by."""
+        return key_in_lists(key, keys, 200)
+
+    def update_where(self, spark: SparkSession, table: TableRef, predicate: str, assignments: dict[str, str]) -> None:
+        """``UPDATE … SET … WHERE predicate`` (a target-only condition: the format may skip files by it)."""
+        raise NotSupported(f"{self.config_id} has no literal-predicate UPDATE here")
+
+    def update_indexed(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
+        """The keys looked up in the table's own index (a MERGE the index tags)."""
+        raise NotSupported(self.route_unsupported() or f"{self.config_id} has no indexed update")
 
     def concurrency_settings(self) -> list[Setting]:
         """Isolation, commit retries and locks that govern two writers (or a writer and compaction) at once."""
@@ -183,6 +267,10 @@ class SqlMergeVerbs:
 
     def sql_name(self, table: TableRef) -> str:
         raise NotImplementedError
+
+    def update_where(self, spark: SparkSession, table: TableRef, predicate: str, assignments: dict[str, str]) -> None:
+        sets = ", ".join(f"{col} = {expr}" for col, expr in assignments.items())
+        spark.sql(f"UPDATE {self.sql_name(table)} SET {sets} WHERE {predicate}")
 
     def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
         spark.sql(f"MERGE INTO {self.sql_name(table)} t USING {source_view} s ON t.{table.key} = s.{table.key} {action}")

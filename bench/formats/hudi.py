@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from bench.exceptions import NotSupported
 from bench.formats import hudi_timeline
-from bench.formats.base import DATA, LOG, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
+from bench.formats.base import DATA, INDEX, LOG, METADATA, PRUNED, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
 from bench.formats.loading import one_task_per_input_file
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ SRC_INDEX_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apach
 SRC_MERGER = SRC + "hudi-client/hudi-spark-client/src/main/java/org/apache/hudi/DefaultSparkRecordMerger.java"
 SRC_DATASOURCE = SRC + "hudi-spark-datasource/hudi-spark-common/src/main/scala/org/apache/hudi/DataSourceOptions.scala"
 SRC_STORAGE_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/HoodieStorageConfig.java"
+SRC_METADATA_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/HoodieMetadataConfig.java"
+DOC_INDEXES = "https://hudi.apache.org/docs/indexes"
 
 
 class WriteOptions:
@@ -97,7 +99,37 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             # batch MoR writes turn inline compaction ON unless told otherwise (shared/DESIGN.md)
             s.append(Setting("write", "hoodie.compact.inline", "false", DOC_COMPACTION))
             s.append(Setting("compaction", "hoodie.compact.inline.max.delta.commits", "1", DOC_COMPACTION))
-        return s
+        routed = {r.key for r in self.route_settings()}
+        return [x for x in s if x.key not in routed] + self.route_settings()
+
+    def route_settings(self) -> list[Setting]:
+        """``pruned``: the key's min/max per file in the metadata table's column-stats index, which the SQL UPDATE's read
+        skips files by (``hoodie.enable.data.skipping``, default true; handles ``In`` and ``InSet``). ``index``: the record
+        index (key -> file group in the metadata table), which tags a MERGE's keys instead of joining every base file."""
+        if self.route == PRUNED:
+            return [Setting("write", "hoodie.metadata.index.column.stats.enable", "true", SRC_METADATA_CONFIG),
+                    Setting("write", "hoodie.metadata.index.column.stats.column.list", "txn_id", SRC_METADATA_CONFIG),
+                    Setting("write", "hoodie.enable.data.skipping", "true", SRC_DATASOURCE)]
+        if self.route == INDEX:
+            return [Setting("write", "hoodie.index.type", "RECORD_INDEX", SRC_INDEX_CONFIG),
+                    Setting("write", "hoodie.metadata.record.index.enable", "true", SRC_METADATA_CONFIG)]
+        return []
+
+    def route_unsupported(self) -> str | None:
+        return None  # join, pruned (column statistics) and index (the record index) all exist in Hudi
+
+    def update_where(self, spark: SparkSession, table: TableRef, predicate: str, assignments: dict[str, str]) -> None:
+        """Hudi's SQL ``UPDATE`` with literal keys: an optimized write reads the table with the WHERE clause, through the
+        file index that skips files by the column-stats index."""
+        self._sql_write_settings(spark)
+        sets = ", ".join(f"{col} = {expr}" for col, expr in assignments.items())
+        spark.sql(f"UPDATE {self.sql_name(table)} t SET {sets} WHERE {predicate}")
+
+    def update_indexed(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
+        """``MERGE INTO`` from the keys: not an optimized (prepped) write, so the record index tags the keys."""
+        self._sql_write_settings(spark)
+        sets = ", ".join(f"t.{col} = {expr}" for col, expr in assignments.items())
+        super()._merge(spark, table, keys_view, f"WHEN MATCHED THEN UPDATE SET {sets}")
 
     def location(self, name: str) -> str:
         return f"{self.warehouse}/hudi/{name}"
@@ -133,9 +165,11 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
     def _sql_write_settings(self, spark: SparkSession) -> None:
         """This configuration's write settings as Spark SQL confs: Hudi applies ``hoodie.*`` SQL confs to SQL writes
         (ProvidesHoodieConfig), so file size, codec and inline compaction match the datasource load."""
-        for s in self.table_settings():
-            if s.scope in ("write", "compaction") and s.key != WriteOptions.TABLE_TYPE:
-                spark.conf.set(s.key, s.value)
+        settings = [s for s in self.table_settings() if s.scope in ("write", "compaction") and s.key != WriteOptions.TABLE_TYPE]
+        for key in ROUTE_KEYS - {s.key for s in settings}:
+            spark.conf.unset(key)  # another route's index or statistics must not leak into this table's writes
+        for s in settings:
+            spark.conf.set(s.key, s.value)
 
     def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
         self._sql_write_settings(spark)
@@ -214,4 +248,5 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         return DATA if name.endswith((".parquet", ".orc", ".hfile")) else METADATA
 
 
+ROUTE_KEYS = {s.key for route in (PRUNED, INDEX) for s in HudiFormat("hudi-mor", "mor", "", 0, route).route_settings()}
 ADAPTER = HudiFormat

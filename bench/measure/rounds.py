@@ -17,6 +17,7 @@ from bench.core.ledger import LEDGER, OPERATIONS
 from bench.exceptions import WrongAnswer
 from bench.formats.base import DATA
 from bench.measure.anatomy import anatomy
+from bench.measure.locate import ScanWatch
 from bench.measure.probe import Listing, diff, list_files, table_size
 from bench.workload.queries import money, normalize
 
@@ -85,11 +86,14 @@ class Observation:
     before: Listing
     marker: object
     requests_before: Counter | None = None
+    scans: ScanWatch | None = None
 
     @classmethod
     def start(cls, fmt: TableFormat, table: TableRef) -> Observation:
-        """Listed and marked first, then the request counter read last: the probe's own requests are not counted."""
+        """Listed and marked first, then Spark's queries so far and the request counter read last: the probe's own
+        requests and queries are not counted."""
         observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+        observation.scans = ScanWatch.start()
         observation.requests_before = requests.snapshot()
         return observation
 
@@ -97,6 +101,7 @@ class Observation:
         """Bytes and files from the filesystem and from the format's metadata, write amplification, and the
         object-store requests the operation made (counted before this method lists anything)."""
         made = requests.since(self.requests_before)
+        located = self.scans.finish() if self.scans is not None else None
         after = list_files(self.table.location)
         fs = diff(self.before, after, self.fmt.classify, self.fmt.parts)
         meta = self.fmt.describe_commits(self.table, self.marker)
@@ -111,6 +116,8 @@ class Observation:
         }
         if made is not None:
             record["requests"] = made
+        if located is not None:
+            record["locate"] = located
         if logical_bytes:
             record["logical_bytes"] = logical_bytes
             record["write_amplification"] = fs.bytes_added / logical_bytes

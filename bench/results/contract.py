@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.exceptions import BadRecord
 
-SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere)
+SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
 REFERENCE_ENGINE = "spark"  # the engine that writes every table; its reads are the report's reference
 FILES = ("benchmark.json", "environment.json", "outcomes.json")
 
@@ -48,6 +48,75 @@ SCENARIO_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("late_arrivals", "sequence"): ("strategies", "answers_verified"),
     ("concurrent_compaction", "sequence"): ("batches", "compactions", "commits_attempted", "commits_succeeded"),
 }
+
+BASELINE_ROUTE = "join"  # the route every record without one took (a MERGE / IN (SELECT …) from a keys table)
+NUMBER = (int, float)
+# what every round of a measured operation may hand on to its record (the last round's; ``bench.measure.rounds``)
+LAST_ROUND = {"filesystem": dict, "metadata": dict, "write_amplification": NUMBER, "write_amplification_metadata": NUMBER,
+              "logical_bytes": NUMBER, "table_bytes_on_disk": int, "data_file_anatomy": dict, "requests": dict,
+              "locate": dict}
+_UPDATE_LOCATE = {"route": str, "locate_full_scan": (bool, type(None)), "table_data_files": int, "files_touched": int}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one (scenario, operation) record holds beyond the header: required fields and optional ones, each with its
+    type. ``record()`` refuses a record that lacks a required field, carries an undeclared one or a wrong type."""
+
+    required: dict[str, Any]
+    optional: dict[str, Any] = field(default_factory=dict)
+
+    def problems(self, fields: dict[str, Any]) -> list[str]:
+        declared = self.required | self.optional
+        out = [f"lacks {k}" for k in self.required if k not in fields]
+        out += [f"undeclared field {k}" for k in fields if k not in declared]
+        out += [f"{k} is {type(v).__name__}, not {_type_name(declared[k])}" for k, v in fields.items()
+                if k in declared and v is not None and not isinstance(v, declared[k])]
+        return out
+
+
+def _type_name(t: Any) -> str:
+    return " or ".join(x.__name__ for x in t) if isinstance(t, tuple) else t.__name__
+
+
+# the typed specs (scenarios that record through ``record()``); the report imports the field names it reads from here
+SPECS: dict[tuple[str, str], Spec] = {
+    ("payments_hotfix", "update"): Spec(
+        {"rows_targeted": int, "rows_changed_verified": int, "row_count": int, "rows_changed_reported": (int, type(None)),
+         "filesystem": dict, "metadata": dict, "rounds": list, "rounds_plan": dict, "write_amplification": NUMBER,
+         "reads_before": dict, "reads_after": dict, "base": dict, "live_files_before": dict, "live_files_after": dict,
+         **_UPDATE_LOCATE},
+        {**LAST_ROUND}),
+    ("payments_hotfix", "compaction"): Spec(
+        {"filesystem": dict, "metadata": dict, "rounds": list, "rounds_plan": dict, "reads_after_compaction": dict,
+         "rows_changed_verified": int, "row_count": int, "live_files_before": dict, "live_files_after": dict},
+        {**LAST_ROUND}),
+    ("file_size", "update"): Spec(
+        {"file_bytes_mean": NUMBER, "rows_per_file": int, "files_total": int, "rows_targeted": int,
+         "rows_changed_verified": int, "bytes_in_touched_files": NUMBER, "table_bytes": int, "filesystem": dict,
+         "metadata": dict, "rounds": list, "reads_before": dict, "reads_after": dict, "compaction": (dict, type(None)),
+         "reads_after_compaction": (dict, type(None)), "workspace_bytes": int, "workspace_peak_bytes": int,
+         "target_file_bytes": int, **_UPDATE_LOCATE},
+        {**LAST_ROUND}),
+}
+
+
+def record(scenario: str, operation: str, head: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A whole record (header + fields), checked against its typed spec; ``answers_verified`` is set here, for a record
+    can only be built after its scenario checked every answer (a wrong one raises before this is reached).
+
+    Raises:
+        ValueError: no spec for the pair, or the fields break it (one line naming every problem).
+    """
+    spec = SPECS.get((scenario, operation))
+    if spec is None:
+        raise ValueError(f"({scenario!r}, {operation!r}) has no typed spec in bench/results/contract.py")
+    problems = spec.problems(fields)
+    if problems:
+        raise ValueError(f"({scenario}, {operation}) record: {'; '.join(problems)}")
+    return {**head, **fields, "answers_verified": True}
+
+
 OUTCOME_FIELDS = ("nodeid", "test", "config_id", "outcome")
 OUTCOMES = ("passed", "failed", "skipped")
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -116,6 +185,11 @@ class Record:
     @property
     def param(self) -> str | None:
         return self.info.get("param")
+
+    @property
+    def route(self) -> str:
+        """How the operation found its rows (records made before routes existed took the baseline, ``join``)."""
+        return self.info.get("route") or BASELINE_ROUTE
 
     @property
     def measured(self) -> bool:
@@ -230,13 +304,16 @@ class Run:
     def benchmarks(self) -> list[dict[str, Any]]:
         return self.data.get("benchmarks") or []
 
-    def records(self, scenario: str | None = None, operation: str | None = None) -> list[Record]:
-        """The measured records, optionally of one scenario and operation."""
+    def records(self, scenario: str | None = None, operation: str | None = None,
+                route: str | None = BASELINE_ROUTE) -> list[Record]:
+        """The measured records, optionally of one scenario and operation; of the baseline locate route unless asked
+        for another (``route=None``: every route), so a view that knows no routes never mixes them."""
         out = []
         for b in self.benchmarks:
             r = Record(b.get("name", ""), b.get("fullname") or b.get("name", ""), b.get("stats") or {},
                        b.get("extra_info") or {})
-            if r.measured and (scenario is None or r.scenario == scenario) and (operation is None or r.operation == operation):
+            if r.measured and (scenario is None or r.scenario == scenario) and (operation is None or r.operation == operation) \
+                    and (route is None or r.route == route):
                 out.append(r)
         return out
 
@@ -369,7 +446,7 @@ def validate(path: Path | str) -> list[str]:
     problems = []
     if run.partial:
         problems.append(f"{path}: partial run ({run.why_partial})")
-    for r in run.records():
+    for r in run.records(route=None):
         if r.info.get("schema_version") not in (None, SCHEMA_VERSION):
             problems.append(f"{r.name}: header schema_version {r.info.get('schema_version')!r}")
         missing = [k for k in HEADER if k not in r.info]
@@ -380,6 +457,10 @@ def validate(path: Path | str) -> list[str]:
             missing += [k for k in wanted if k not in r.info]
         if missing:
             problems.append(f"{r.name}: lacks {', '.join(missing)}")
+        spec = SPECS.get((r.scenario, r.operation))
+        if spec is not None and "route" in r.info:  # recorded through record(): its shapes are checked too
+            body = {k: v for k, v in r.info.items() if k not in HEADER and k not in ("param", "answers_verified", "uncertainty")}
+            problems += [f"{r.name}: {p}" for p in spec.problems(body) if not p.startswith("lacks")]
     for name in ("configs", "run_id", "scale", "seed"):
         if name not in run.environment:
             problems.append(f"{path}: environment lacks {name!r}")

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bench.formats.base import Keys
+from bench.measure.locate import full_scan
 from bench.measure.reads import run_reads
 from bench.measure.rounds import Rounds, measured
 from bench.results import contract
@@ -42,11 +44,32 @@ class Lab:
     def with_target_file_bytes(self, target: int) -> Lab:
         """The same configuration with another target file size (recorded in its settings), for files that the
         scale's target would split."""
-        return dataclasses.replace(self, fmt=self.session.adapter(self.fmt.config_id, target))
+        return dataclasses.replace(self, fmt=self.session.adapter(self.fmt.config_id, target, self.fmt.route))
 
     def keys_view(self, name: str, keys: list[int], key: str = "txn_id") -> str:
         self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)
         return name
+
+    def keys(self, name: str, keys: list[int]) -> Keys:
+        """The keys an update changes, as literals and as a view (made here, outside any timed region)."""
+        return Keys(tuple(int(k) for k in keys), self.keys_view(name, keys))
+
+    def update(self, table: TableRef, keys: Keys, assignments: dict[str, str]) -> None:
+        """The update, its rows found by this configuration's locate route."""
+        self.fmt.update_keys(self.spark, table, keys, assignments)
+
+    def located(self, rounds: Rounds, table_data_files: int, files_touched: int) -> dict[str, Any]:
+        """How the update found its rows, against the table's files and the files holding a changed row."""
+        return {"route": self.fmt.route, "table_data_files": int(table_data_files), "files_touched": int(files_touched),
+                "locate_full_scan": full_scan(rounds.last.get("locate"), table_data_files, files_touched)}
+
+    def record(self, benchmark: Any, scenario: str, operation: str, rounds: Rounds | None = None,
+               param: str | None = None, **fields: Any) -> None:
+        """Write the operation's record: the header, the last round's measurements and every round, then ``fields``,
+        checked against the contract's typed spec (``contract.record`` raises on a missing or undeclared field)."""
+        last = {k: v for k, v in rounds.last.items() if k in contract.LAST_ROUND} if rounds else {}
+        body = {**last, **({"rounds": rounds.records} if rounds else {}), **fields}
+        benchmark.extra_info.update(contract.record(scenario, operation, self.header(scenario, operation, param), body))
 
 
 def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: list[int], rounds: int,
@@ -58,7 +81,7 @@ def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: l
         AssertionError: a different number of rows carries ``status``.
     """
     fmt, spark = lab.fmt, lab.spark
-    keys_view = lab.keys_view("status_update_keys", keys)
+    targets = lab.keys("status_update_keys", keys)
     record, state = Rounds(len(keys) * data.bytes_per_row), {}
 
     def setup():
@@ -68,7 +91,7 @@ def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: l
         record.start(fmt, state["table"])
         return (state["table"],), {}
 
-    benchmark.pedantic(measured(lambda table: fmt.update(spark, table, keys_view, {"status": f"'{status}'"})),
+    benchmark.pedantic(measured(lambda table: lab.update(table, targets, {"status": f"'{status}'"})),
                        setup=setup, rounds=rounds, iterations=1)
     record.close()
     rel = fmt.relation(spark, state["table"])

@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 
 from bench.core.storage import is_local
 from bench.exceptions import BadOption, BadRecord
+from bench.formats.base import ROUTES
 from bench.results.contract import FILES, check_run_id
 from bench.workload.scales import PRESETS
 
@@ -171,6 +172,21 @@ def check_results_dir(results_dir: Path, run_id: str | None) -> None:
             raise BadOption(f"--run-id {run_id}: {results_dir / run_id} already holds a recorded run (choose another id)")
 
 
+def parse_routes(text: str) -> str:
+    """``--routes``: a comma-separated subset of the locate routes (or ``all``), kept in the routes' own order.
+
+    Raises:
+        argparse.ArgumentTypeError: an unknown route, or none.
+    """
+    wanted = {p.strip() for p in text.split(",") if p.strip()}
+    if "all" in wanted:
+        wanted = set(ROUTES)
+    unknown = sorted(wanted - set(ROUTES))
+    if unknown or not wanted:
+        raise argparse.ArgumentTypeError(f"unknown route {', '.join(unknown) or text!r}; choose from all, {', '.join(ROUTES)}")
+    return ",".join(r for r in ROUTES if r in wanted)
+
+
 def add_options(addoption: Callable[..., object]) -> None:
     """Register cowmor's options on an argparse parser or a pytest option group (same signature)."""
     addoption("--scale", metavar="NAME", default="small", choices=list(PRESETS),
@@ -181,6 +197,10 @@ def add_options(addoption: Callable[..., object]) -> None:
     addoption("--engines", metavar="LIST", default="all",
               help="read engines besides Spark (which writes and always reads): all, spark, duckdb. An engine whose "
                    "packages are missing is skipped with its reason. Default: %(default)r")
+    addoption("--routes", metavar="LIST", type=parse_routes, default="join,pruned,index",
+              help="how updates find their rows: join (a MERGE / IN (SELECT …) from a keys table, prunes nothing), pruned "
+                   "(the keys as literals the format's file statistics skip by), index (Hudi's record index); a route a "
+                   "configuration lacks is skipped with its reason. Default: %(default)r")
     addoption("--param", metavar="NAME=VALUE", action="append", type=parse_scale_param, default=[],
               help="override one scale parameter (repeatable), e.g. --param hotfix_rows=50")
     addoption("--min-rounds", metavar="N", type=parse_positive_int, default=None,

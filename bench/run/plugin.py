@@ -15,6 +15,7 @@ import pytest
 from bench.core import ledger, uncertainty
 from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
+from bench.formats.base import JOIN
 from bench.run.lab import Lab
 from bench.run.options import add_options
 from bench.run.session import BenchSession
@@ -92,6 +93,9 @@ def _stop_cleanly_on_signals(session: BenchSession) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "route" in metafunc.fixturenames and SESSION_KEY in metafunc.config.stash:
+        routes = metafunc.config.stash[SESSION_KEY].routes
+        metafunc.parametrize("route", routes, ids=[f"route-{r}" for r in routes])
     if "config_id" not in metafunc.fixturenames or any(
             "config_id" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")):
         return  # not a scenario, or the test parametrizes configurations itself
@@ -262,9 +266,15 @@ def payments(cowmor: BenchSession, progress):
 
 
 @pytest.fixture
-def lab(config_id: str, cowmor: BenchSession, progress) -> Lab:
-    """Skip (with the reason) where the family's jars are missing; start its Spark app and warm it up."""
+def lab(config_id: str, cowmor: BenchSession, progress, request: pytest.FixtureRequest) -> Lab:
+    """Skip (with the reason) where the family's jars are missing or the configuration has no such locate route;
+    start its Spark app and warm it up."""
     family = CONFIGS[config_id].family
+    callspec = getattr(request.node, "callspec", None)
+    route = callspec.params.get("route", JOIN) if callspec else JOIN
+    unsupported = cowmor.adapter(config_id, route=route).route_unsupported() if route != JOIN else None
+    if unsupported:
+        pytest.skip(f"route {route}: {unsupported}")
     try:
         cowmor.resolution(family)
     except MissingArtifact as err:
@@ -275,7 +285,7 @@ def lab(config_id: str, cowmor: BenchSession, progress) -> Lab:
         spark = cowmor.spark(family)
     except JavaNotFound as err:
         pytest.exit(str(err), returncode=3)
-    fmt = cowmor.adapter(config_id)
+    fmt = cowmor.adapter(config_id, route=route)
     cowmor.tables.warm_up(spark, fmt)
     return Lab(fmt, spark, cowmor, cowmor.readers.for_spark(spark))
 

@@ -65,6 +65,7 @@ class BenchSession:
     jars_dir: Path | None = None
     maven_repo: str = artifacts.MAVEN_CENTRAL
     engine_names: list[str] = field(default_factory=lambda: [PRIMARY])
+    routes: list[str] = field(default_factory=lambda: ["join"])  # how updates find their rows (--routes)
     rounds_plan: RoundsPlan | None = None
     apps: SparkApps = field(init=False)
     tables: TableStates = field(init=False)
@@ -122,7 +123,8 @@ class BenchSession:
         return cls(scale=scale, seed=ns.seed, configs=configs, spark_options=spark_options, object_store=store,
                    workspace=workspace, results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
-                   engine_names=select_engines(ns.engines), rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci))
+                   engine_names=select_engines(ns.engines), routes=str(getattr(ns, "routes", "join")).split(","),
+                   rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci))
 
     # --- where things go -----------------------------------------------------------------
     @property
@@ -153,9 +155,9 @@ class BenchSession:
             raise found
         return found
 
-    def adapter(self, config_id: str, target_file_bytes: int | None = None) -> TableFormat:
-        """The configuration's adapter, with the scale's target file size unless told otherwise."""
-        return make_adapter(config_id, self.workspace.warehouse, target_file_bytes or self.scale.target_file_bytes)
+    def adapter(self, config_id: str, target_file_bytes: int | None = None, route: str = "join") -> TableFormat:
+        """The configuration's adapter, with the scale's target file size unless told otherwise, finding rows by ``route``."""
+        return make_adapter(config_id, self.workspace.warehouse, target_file_bytes or self.scale.target_file_bytes, route)
 
     def spark(self, family: str) -> SparkSession:
         """The family's Spark application (starting it, and stopping another family's, if needed)."""

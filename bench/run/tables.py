@@ -26,7 +26,7 @@ class TableStates:
     workspace: Workspace
     seed: int
     warm_up_enabled: bool = True
-    _warm: set[str] = field(default_factory=set)
+    _warm: set[tuple[str, str]] = field(default_factory=set)
     _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
@@ -49,6 +49,7 @@ class TableStates:
         updated table that compaction starts from), built once too. Neither step is ever inside a timed region.
         """
         source = str(data.path) if isinstance(data, PaymentsData) else str(data)
+        name = fmt.table_name(name)
         state = (fmt.config_id, name, prepare[0] if prepare else "")
         saved = self._bases.get(state)
         if saved is not None and saved[1] == source:
@@ -78,6 +79,7 @@ class TableStates:
 
     def drop(self, spark: SparkSession, fmt: TableFormat, name: str) -> None:
         """Remove table ``name`` and every saved state of it (a step whose tables are no longer needed)."""
+        name = fmt.table_name(name)
         if Files.of(fmt.location(name)).exists():
             self.workspace.remove(fmt.location(name))
         folder = Files.of(self.workspace.bases_dir) / fmt.config_id
@@ -95,12 +97,15 @@ class TableStates:
     def warm_up(self, spark: SparkSession, fmt: TableFormat) -> None:
         """Pay the JVM's first-create/first-merge cost (5-8 s) and each configuration's own first write and read
         paths (deletion vectors, delete files, logs) outside any measurement: once per configuration."""
-        if fmt.config_id in self._warm or not self.warm_up_enabled:
+        if (fmt.config_id, fmt.route) in self._warm or not self.warm_up_enabled:
             return
+        from bench.formats.base import Keys
+
         with LEDGER.spend(WARM_UP):
             data = generate_payments(self.workspace.data_dir, 2, 1, 200, self.seed, progress=None)
-            table = self.fresh_table(spark, fmt, "warmup", data)
-            spark.createDataFrame([(data.hotfix_keys(3)[0],)], "txn_id bigint").createOrReplaceTempView("warmup_keys")
-            fmt.update(spark, table, "warmup_keys", {"status": "'WARM'"})
+            table = self.fresh_table(spark, fmt, fmt.table_name("warmup"), data)
+            key = data.hotfix_keys(3)[0]
+            spark.createDataFrame([(key,)], "txn_id bigint").createOrReplaceTempView("warmup_keys")
+            fmt.update_keys(spark, table, Keys((key,), "warmup_keys"), {"status": "'WARM'"})  # the route's own path
             spark.sql(f"SELECT status, count(*) FROM {fmt.relation(spark, table)} GROUP BY status").collect()
-        self._warm.add(fmt.config_id)
+        self._warm.add((fmt.config_id, fmt.route))
