@@ -49,7 +49,7 @@ def verify_hotfix(lab, table, hotfix, payments) -> dict:
 def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progress):
     """The hotfix per locate route (``--routes``): the same rows changed, found by a join, by literal keys, or by an index."""
     scale = lab.session.scale
-    keys = lab.keys("hotfix_keys", hotfix["keys"])
+    keys = lab.keys("hotfix_keys", hotfix["keys"], payments)
     rounds = Rounds(hotfix["logical_bytes"])
     state: dict = {}
 

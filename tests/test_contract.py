@@ -100,3 +100,28 @@ def test_runs_on_different_storage_are_set_side_by_side_and_never_mixed_silently
     assert "measured on different storage" in page and "every request of Spark and the read engines held 20 ms" in page
     alone = build_report([local], tmp_path / "alone").read_text()
     assert 'id="storage"' not in alone and "local disk (" in alone
+
+
+def test_a_record_is_built_only_from_its_typed_spec():
+    from bench.results.contract import SPECS, record
+
+    spec = SPECS[("payments_hotfix", "compaction")]
+    fields = {name: ({} if kind is dict else [] if kind is list else 1) for name, kind in spec.required.items()}
+    built = record("payments_hotfix", "compaction", {"scenario": "payments_hotfix"}, fields)
+    assert built["answers_verified"] is True and built["scenario"] == "payments_hotfix"
+    with pytest.raises(ValueError, match="lacks reads_after_compaction"):
+        record("payments_hotfix", "compaction", {}, {k: v for k, v in fields.items() if k != "reads_after_compaction"})
+    with pytest.raises(ValueError, match="undeclared field commits_failed"):
+        record("payments_hotfix", "compaction", {}, {**fields, "commits_failed": 1})
+    with pytest.raises(ValueError, match="row_count is str, not int"):
+        record("payments_hotfix", "compaction", {}, {**fields, "row_count": "12"})
+    with pytest.raises(ValueError, match="no typed spec"):
+        record("payments_hotfix", "nothing", {}, fields)
+
+
+def test_every_typed_spec_covers_what_the_old_list_of_names_required():
+    from bench.results.contract import SCENARIO_FIELDS, SPECS
+
+    for pair, spec in SPECS.items():
+        declared = set(spec.required) | set(spec.optional) | {"answers_verified", "param"}
+        assert set(SCENARIO_FIELDS[pair]) <= declared, pair

@@ -39,9 +39,9 @@ def ran_here(record) -> set[str]:
     return {c.id for c in CONFIGS.values() if formats.get(c.family, {}).get("status") == "available"}
 
 
-def _bench(record, test, config_id):
+def _bench(record, test, config_id, route="join"):
     for b in record["json"]["benchmarks"]:
-        if b["name"] == f"{test}[{config_id}]":
+        if b["name"] in (f"{test}[{config_id}]", f"{test}[{config_id}-{route}]"):
             return b
     raise AssertionError(f"{test}[{config_id}] not recorded; have {[b['name'] for b in record['json']['benchmarks']]}")
 
@@ -118,8 +118,8 @@ def test_all_configurations_agree_on_every_answer(tiny_run):
     for b in tiny_run["json"]["benchmarks"]:
         x = b["extra_info"]
         if x.get("scenario") == "payments_hotfix" and x["operation"] == "update":
-            answers[x["config_id"]] = {q: (r["rows"], r["answer_ok"]) for q, r in x["reads_after"].items()}
-    assert set(answers) == ran_here(tiny_run) >= set(ICEBERG)
+            answers[(x["config_id"], x["route"])] = {q: (r["rows"], r["answer_ok"]) for q, r in x["reads_after"].items()}
+    assert {c for c, _ in answers} == ran_here(tiny_run) >= set(ICEBERG)
     assert len({str(a) for a in answers.values()}) == 1 and all(ok for a in answers.values() for _, ok in a.values())
 
 
@@ -465,7 +465,8 @@ def test_the_tiny_runs_hold_the_results_contract(tiny_run):
 def test_file_size_steps_keep_the_update_and_grow_the_files(tiny_run):
     """Two steps at tiny (800 and 3,200 rows per file): the same 2 rows in 2 of 4 files, 4x the bytes per file;
     copy-on-write rewrites the touched files (so writes more bytes), merge-on-read removes none."""
-    infos = [b["extra_info"] for b in tiny_run["json"]["benchmarks"] if b["extra_info"].get("scenario") == "file_size"]
+    infos = [b["extra_info"] for b in tiny_run["json"]["benchmarks"] if b["extra_info"].get("scenario") == "file_size"
+             and b["extra_info"]["route"] == "join"]
     by_config: dict[str, list[dict]] = {}
     for x in infos:
         by_config.setdefault(x["config_id"], []).append(x)
@@ -487,3 +488,36 @@ def test_file_size_steps_keep_the_update_and_grow_the_files(tiny_run):
             grown = large["filesystem"]["data"]["bytes_added"] / small["filesystem"]["data"]["bytes_added"]
             assert grown > 1.1, (config_id, grown)
         assert large["workspace_peak_bytes"] >= large["workspace_bytes"] > 0
+
+
+def _routed(tiny_run, scenario):
+    return {(x["config_id"], x["route"], x.get("param")): x for x in (b["extra_info"] for b in tiny_run["json"]["benchmarks"])
+            if x.get("scenario") == scenario and x.get("operation") == "update"}
+
+
+@pytest.mark.parametrize("scenario", ["payments_hotfix", "file_size"])
+def test_pruned_and_indexed_updates_read_fewer_files_than_the_join_and_change_the_same_rows(tiny_run, scenario):
+    """Spark's own scan metrics, never a timing: the join reads every data file to find its rows; literal keys (and
+    Hudi's record index) read fewer files and fewer bytes, write the same rows, and are never flagged as a full scan."""
+    records = _routed(tiny_run, scenario)
+    routes_run = {(c, r) for c, r, _ in records}
+    expected = {(c, "join") for c in ran_here(tiny_run)} | {(c, "pruned") for c in ran_here(tiny_run)} \
+        | {(c, "index") for c in ran_here(tiny_run) if CONFIGS[c].family == "hudi"}
+    assert routes_run == expected
+    for (config_id, route, param), x in records.items():
+        locate, join = x["locate"], records[(config_id, "join", param)]
+        assert x["rows_changed_verified"] == join["rows_changed_verified"] == x["rows_targeted"], (config_id, route)
+        assert locate["statements"] >= 1, (config_id, route, locate)
+        if route == "index":  # Hudi's write client looks the keys up itself: no SQL scan, only what its tasks read
+            assert locate["largest_scan_files"] < x["table_data_files"] and x["locate_full_scan"] is not True, (config_id, locate)
+            assert locate["bytes_read"] < join["locate"]["bytes_read"], (config_id, param)
+            continue
+        assert locate["scans"], (config_id, route, locate)
+        if route == "join":
+            assert x["locate_full_scan"] is True and locate["largest_scan_files"] >= x["table_data_files"], (config_id, locate)
+            continue
+        assert x["locate_full_scan"] is False, (config_id, route, param, locate)
+        assert locate["largest_scan_files"] < join["locate"]["largest_scan_files"], (config_id, route, param)
+        assert locate["bytes_read"] < join["locate"]["bytes_read"], (config_id, route, param)
+        if CONFIGS[config_id].merges_on_read:  # the search changed, not the write: the same kind of files added
+            assert x["metadata"]["data_files_removed"] == join["metadata"]["data_files_removed"] == 0, (config_id, route)

@@ -29,6 +29,9 @@ class Keys:
 
     values: tuple[int, ...]
     view: str
+    # the keys with each row's ordering value, as a correction feed carries them (Hudi's MERGE wants the ordering field
+    # from its source); None where the scenario did not make it
+    ordered_view: str | None = None
 
 
 def any_of(terms: list[str]) -> str:
@@ -180,7 +183,9 @@ class TableFormat(abc.ABC):
         elif self.route == PRUNED:
             self.update_where(spark, table, self.pruning_predicate(table.key, keys.values), assignments)
         else:
-            self.update_indexed(spark, table, keys.view, assignments)
+            if keys.ordered_view is None:
+                raise NotSupported(f"{self.config_id}: the index route needs the keys with their ordering values")
+            self.update_indexed(spark, table, keys.ordered_view, assignments)
 
     def pruning_predicate(self, key: str, keys: tuple[int, ...]) -> str:
         """The keys as a literal predicate this format's file statistics prune by."""
@@ -191,7 +196,8 @@ class TableFormat(abc.ABC):
         raise NotSupported(f"{self.config_id} has no literal-predicate UPDATE here")
 
     def update_indexed(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
-        """The keys looked up in the table's own index (a MERGE the index tags)."""
+        """The keys (with their ordering values, ``Keys.ordered_view``) looked up in the table's own index (a MERGE the
+        index tags)."""
         raise NotSupported(self.route_unsupported() or f"{self.config_id} has no indexed update")
 
     def concurrency_settings(self) -> list[Setting]:

@@ -126,9 +126,11 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         spark.sql(f"UPDATE {self.sql_name(table)} t SET {sets} WHERE {predicate}")
 
     def update_indexed(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
-        """``MERGE INTO`` from the keys: not an optimized (prepped) write, so the record index tags the keys."""
+        """``MERGE INTO`` from the keys: not an optimized (prepped) write, so the record index tags the keys. Hudi's MERGE
+        takes the ordering field from its source (1.1.1 refuses ``t.created_at`` on the right of a MoR assignment), so the
+        source carries each row's own ordering value: the row keeps it, as the SQL ``UPDATE`` keeps it."""
         self._sql_write_settings(spark)
-        sets = ", ".join(f"t.{col} = {expr}" for col, expr in assignments.items())
+        sets = ", ".join(f"t.{col} = {expr}" for col, expr in {**assignments, table.ordering: f"s.{table.ordering}"}.items())
         super()._merge(spark, table, keys_view, f"WHEN MATCHED THEN UPDATE SET {sets}")
 
     def location(self, name: str) -> str:

@@ -16,12 +16,14 @@ import pandas as pd
 from bench.exceptions import BadRecord
 from bench.report import claims as claims_mod
 from bench.report import confidence
+from bench.report import locate as locate_mod
 from bench.report.costmodel import SEED_PROFILES, costs_of, parse_profile
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.model import UserTable
 from bench.report.sections import concurrency, growth
 from bench.report.sections import engines as engine_view
+from bench.report.sections import locate as locate_view
 from bench.report.sections.break_even import section_break_even
 from bench.report.sections.file_size import section_file_size
 from bench.report.sections.money import parse_prices, section_money
@@ -84,6 +86,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out, run.matrix, run) if costs else (_note("nothing to model"), pd.DataFrame())
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
                           + concurrency.claims(run))
+    located = locate_mod.located(run)
     verdict_rows = pd.DataFrame(verdicts(run, ops, costs, recs)) if not ops.empty else pd.DataFrame()
     csv = pd.concat([ops.assign(kind="operation"), all_reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
     csv.to_csv(out / "results.csv", index=False)
@@ -93,6 +96,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
                               + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),
+        ("locate", "Finding the rows", locate_view.section(located, locate_mod.ratios(located, run.matrix))),
         ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
         ("time", "Over time", over_time + concurrency.section(run)),

@@ -50,9 +50,18 @@ class Lab:
         self.spark.createDataFrame([(k,) for k in keys], f"{key} bigint").createOrReplaceTempView(name)
         return name
 
-    def keys(self, name: str, keys: list[int]) -> Keys:
-        """The keys an update changes, as literals and as a view (made here, outside any timed region)."""
-        return Keys(tuple(int(k) for k in keys), self.keys_view(name, keys))
+    def keys(self, name: str, keys: list[int], data: Any = None) -> Keys:
+        """The keys an update changes, as literals and as a view (made here, outside any timed region); with the
+        generated ``data``, also with each row's ordering value (a correction feed's rows, for an indexed MERGE)."""
+        ordered = None
+        if data is not None and self.fmt.route == "index":
+            import pyarrow.compute as pc
+
+            rows = data.read(["txn_id", "created_at"])
+            rows = rows.filter(pc.is_in(rows["txn_id"], value_set=pa_array(keys)))
+            ordered = f"{name}_ordered"
+            self.spark.createDataFrame(rows.to_pandas()).createOrReplaceTempView(ordered)
+        return Keys(tuple(int(k) for k in keys), self.keys_view(name, keys), ordered)
 
     def update(self, table: TableRef, keys: Keys, assignments: dict[str, str]) -> None:
         """The update, its rows found by this configuration's locate route."""
@@ -72,6 +81,12 @@ class Lab:
         benchmark.extra_info.update(contract.record(scenario, operation, self.header(scenario, operation, param), body))
 
 
+def pa_array(values: list[int]) -> Any:
+    import pyarrow as pa
+
+    return pa.array([int(v) for v in values], pa.int64())
+
+
 def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: list[int], rounds: int,
                          label: str, progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
     """Set ``status`` on ``keys`` for ``rounds`` pytest-benchmark rounds, each on table ``name`` restored from
@@ -81,7 +96,7 @@ def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: l
         AssertionError: a different number of rows carries ``status``.
     """
     fmt, spark = lab.fmt, lab.spark
-    targets = lab.keys("status_update_keys", keys)
+    targets = lab.keys("status_update_keys", keys, data)
     record, state = Rounds(len(keys) * data.bytes_per_row), {}
 
     def setup():

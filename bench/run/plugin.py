@@ -93,9 +93,13 @@ def _stop_cleanly_on_signals(session: BenchSession) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "route" in metafunc.fixturenames and SESSION_KEY in metafunc.config.stash:
+    _parametrize_configs(metafunc)
+    if "route" in metafunc.fixturenames and SESSION_KEY in metafunc.config.stash:  # after the configuration: [iceberg-cow-join]
         routes = metafunc.config.stash[SESSION_KEY].routes
-        metafunc.parametrize("route", routes, ids=[f"route-{r}" for r in routes])
+        metafunc.parametrize("route", routes, ids=routes)
+
+
+def _parametrize_configs(metafunc: pytest.Metafunc) -> None:
     if "config_id" not in metafunc.fixturenames or any(
             "config_id" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")):
         return  # not a scenario, or the test parametrizes configurations itself

@@ -183,3 +183,47 @@ def test_a_benchmark_whose_test_failed_after_timing_is_reported_as_failed_not_cr
         "cowmor": {"outcomes": [failed], "environment": {"scale": {"name": "small"}}}})
     assert load.operations(run).empty
     assert "FAILED  hudi-cow (test_concurrent_compaction): boom" in text_summary(run)
+
+
+def _routed_run(tmp_path, pruned_full_scan: bool):
+    """A constructed run (made-up figures) whose hotfix update ran by two routes on both Iceberg configurations."""
+    import json
+
+    from tests.constructed import record, write_run
+
+    run_dir = write_run(tmp_path, "constructed-routes", operations=("update",))
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    for b in list(data["benchmarks"]):
+        b["extra_info"] |= {"route": "join", "table_data_files": 36, "files_touched": 9, "locate_full_scan": True,
+                            "locate": {"statements": 1, "scans": [{"node": "BatchScan", "files_read": 36}], "files_read": 36,
+                                       "largest_scan_files": 36, "bytes_read": 1_300_000}}
+        cow = b["extra_info"]["mode"] == "cow"
+        pruned = record(b["extra_info"]["config_id"], "iceberg", b["extra_info"]["mode"], "update",
+                        [1.0, 1.05, 0.97] if cow else [0.2, 0.21, 0.19], cow)
+        files = 36 if pruned_full_scan else 9
+        pruned["name"] = pruned["name"].replace("]", "-pruned]")
+        pruned["extra_info"] |= {"route": "pruned", "table_data_files": 36, "files_touched": 9,
+                                 "locate_full_scan": pruned_full_scan,
+                                 "locate": {"statements": 1, "scans": [{"node": "BatchScan", "files_read": files}],
+                                            "files_read": files, "largest_scan_files": files, "bytes_read": 320_000}}
+        data["benchmarks"].append(pruned)
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    return run_dir
+
+
+def test_finding_the_rows_shows_each_route_and_the_ratio_per_route_and_flags_a_pruning_that_scanned(tmp_path):
+    page = build_report([_routed_run(tmp_path, pruned_full_scan=False)], tmp_path / "out").read_text()
+    section = page.split('id="locate"')[1].split("</section>")[0]
+    assert "read 36 of 36 files" in section and "read 9 of 36 files" in section
+    assert "iceberg-cow ÷ iceberg-mor" in section and "5.00x" in section  # pruned: 1.0 s ÷ 0.2 s
+    assert "merge-on-read faster" in section and "Promised pruning" not in section
+    flagged = build_report([_routed_run(tmp_path / "b", pruned_full_scan=True)], tmp_path / "out2").read_text()
+    assert "Promised pruning, read the whole table: iceberg-cow pruned" in flagged
+
+
+def test_views_that_know_no_routes_see_only_the_baseline(tmp_path):
+    from bench.results.load import load_run, operations
+
+    run = load_run(_routed_run(tmp_path, pruned_full_scan=False))
+    assert len(run.records(route=None)) == 2 * len(run.records()) == 4
+    assert set(operations(run).median_s.round(2)) == {2.0, 1.5}  # the join rounds only

@@ -1,0 +1,100 @@
+"""Finding the rows, aggregated: per record what the update read to find its rows, and per family and route how
+copy-on-write compares with merge-on-read once the search is the same (the section only renders this)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.core import uncertainty
+from bench.results.contract import BASELINE_ROUTE, Matrix, Record, Run
+
+ROUTED = (("payments_hotfix", "update"), ("file_size", "update"))
+ROUTE_TEXT = {"join": "MERGE / IN (SELECT …) from a keys table", "pruned": "literal keys the file statistics prune by",
+              "index": "keys looked up in the table's index"}
+
+
+@dataclass(frozen=True)
+class Located:
+    """One update by one route: its time and what it read to find its rows."""
+
+    scenario: str
+    param: str | None
+    config_id: str
+    route: str
+    seconds: list[float]
+    files_read: int | None  # the largest scan's files (the search), None without Spark's metrics
+    table_files: int
+    files_touched: int
+    bytes_read: int | None
+    bytes_written: int
+    full_scan: bool | None
+
+    @property
+    def promised_pruning(self) -> bool:
+        return self.route != BASELINE_ROUTE
+
+    @property
+    def flagged(self) -> bool:
+        """A route that promises to prune, yet read every file of the table in one scan."""
+        return self.promised_pruning and self.full_scan is True
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Copy-on-write's median over merge-on-read's, with a bootstrap 95% interval over both sets of rounds."""
+
+    scenario: str
+    param: str | None
+    route: str
+    cow: str
+    mor: str
+    ratio: float
+    low: float | None
+    high: float | None
+
+    @property
+    def verdict(self) -> str:
+        if self.low is None or self.high is None:
+            return "one round: no interval, no verdict"
+        if self.low <= 1 <= self.high:
+            return "too close to call at this scale"
+        return f"{'merge-on-read' if self.ratio > 1 else 'copy-on-write'} faster"
+
+
+def located(run: Run) -> list[Located]:
+    out = []
+    for scenario, operation in ROUTED:
+        for r in run.records(scenario, operation, route=None):
+            out.append(_located(r))
+    return out
+
+
+def _located(r: Record) -> Located:
+    locate = r.get("locate") or {}
+    fs = r.get("filesystem") or {}
+    return Located(r.scenario, r.param, r.config_id, r.route, r.seconds,
+                   locate.get("largest_scan_files") if locate.get("scans") else None,
+                   int(r.get("table_data_files") or r.get("files_total") or 0), int(r.get("files_touched") or 0),
+                   locate.get("bytes_read") if locate else None, int(fs.get("bytes_added") or 0), r.get("locate_full_scan"))
+
+
+def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:
+    """CoW ÷ MoR for every family pair measured on the same scenario, file size and route."""
+    by_key = {(x.scenario, x.param, x.route, x.config_id): x for x in items}
+    rng = np.random.default_rng(seed)
+    out = []
+    for (scenario, param, route, config_id), cow in by_key.items():
+        for cow_id, mor_id in matrix.cow_mor_pairs():
+            mor = by_key.get((scenario, param, route, mor_id))
+            if cow_id != config_id or mor is None:
+                continue
+            ratio = float(np.median(cow.seconds) / np.median(mor.seconds))
+            low = high = None
+            if len(cow.seconds) > 1 and len(mor.seconds) > 1:
+                draws = uncertainty.resampled_medians(cow.seconds, rng, resamples) / \
+                    uncertainty.resampled_medians(mor.seconds, rng, resamples)
+                low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
+            out.append(Ratio(scenario, param, route, cow_id, mor_id, ratio, low, high))
+    return out
