@@ -152,17 +152,18 @@ def _report(args: argparse.Namespace) -> int:
         if not recorded:
             raise CowmorError("no recorded run under results/: run 'make bench' (or give RESULTS folders)")
         runs = [recorded[-1]]
+    from bench.report.fitted import models
     from bench.report.model import parse_table
-    from bench.report.sections.file_size import models, table_text
+    from bench.report.sections.file_size import table_text
     from bench.results.contract import load_run
     from bench.results.load import merge
 
     tables = [parse_table(t) for t in args.table]
     print(f"report: {build_report(runs, args.output, profiles=args.profile, tables=tables, prices=args.prices)}")
     if tables:
-        fitted = models(merge([load_run(r) for r in runs]))
+        run = merge([load_run(r) for r in runs])
         for t in tables:
-            print(table_text(t, fitted))
+            print(table_text(t, models(run, t.route) or models(run)))
     return 0
 
 

@@ -87,6 +87,7 @@ TINY_SPLIT = ("iceberg,delta", "hudi")
 def merge_records(records: list[dict], run_dir: Path) -> dict:
     """One run record (and run folder) from runs of disjoint families: benchmarks, outcomes and time added up,
     the environment's per-family and per-engine parts united."""
+    records = [r for r in records if "json" in r]  # a process whose families all skipped (no jars here) measured nothing
     datas = [r["json"] for r in records]
     merged = json.loads(json.dumps(datas[0]))
     env = merged["cowmor"]["environment"]

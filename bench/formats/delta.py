@@ -80,10 +80,11 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
         return key_equalities(key, keys)
 
     def concurrency_settings(self) -> list[Setting]:
-        """Delta's default optimistic concurrency: WriteSerializable; a losing commit raises a
+        """Delta's optimistic concurrency: OSS 3.3.2's ``delta.isolationLevel`` defaults to, and accepts only,
+        ``Serializable`` (``DeltaConfig.scala``; WriteSerializable is Databricks-only); a losing commit raises a
         ConcurrentModificationException subclass and is not retried by Delta."""
-        return [Setting("concurrency", "delta.isolationLevel", "WriteSerializable (default)",
-                        "https://docs.delta.io/3.3.2/concurrency-control.html")]
+        return [Setting("concurrency", "delta.isolationLevel", "Serializable (default; the only level OSS 3.3.2 accepts)",
+                        "https://github.com/delta-io/delta/blob/v3.3.2/spark/src/main/scala/org/apache/spark/sql/delta/DeltaConfig.scala")]
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""

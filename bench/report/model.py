@@ -24,6 +24,7 @@ RESAMPLES = 1000
 SEED_TABLE = {"files": 4800, "file_mb": 1.25, "rows_per_update": 1200}
 SEED_FIGURES = {"copy-on-write": (480.0, "6 GB written in 8 minutes"), "merge-on-read": (12.0, "4 MB written in 12 seconds")}
 MB = 2**20
+ROUTES = ("join", "pruned", "index")  # the locate routes (bench.formats.base.ROUTES; the report never imports formats)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class Fit:
     points: list[Point]
     coef: np.ndarray
     draws: np.ndarray = field(repr=False)
+    # relative errors of one new measurement around the model: the fit's residuals and each point's rounds around
+    # their median, so an interval covers a new measurement's own spread, not only the coefficients' uncertainty
+    noise: np.ndarray = field(default_factory=lambda: np.zeros(1), repr=False)
 
     def _x(self, values: dict[str, float]) -> np.ndarray:
         return np.array([1.0, *(values[d] for d in self.drivers)])
@@ -66,6 +70,13 @@ class Fit:
         """The prediction at ``values`` and its 95% interval over the refits."""
         x = self._x(values)
         spread = self.draws @ x
+        return float(self.coef @ x), float(np.percentile(spread, 2.5)), float(np.percentile(spread, 97.5))
+
+    def predict_new(self, values: dict[str, float], seed: int = 0) -> tuple[float, float, float]:
+        """The prediction at ``values`` with a 95% interval for one new measurement there (coefficients and noise)."""
+        x = self._x(values)
+        rng = np.random.default_rng(seed)
+        spread = (self.draws @ x) * (1 + rng.choice(self.noise, len(self.draws)))
         return float(self.coef @ x), float(np.percentile(spread, 2.5)), float(np.percentile(spread, 97.5))
 
     def reach(self, values: dict[str, float]) -> float:
@@ -99,7 +110,15 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
     else:  # some point is one measurement (one compaction a step, one warm read): resample the residuals
         fitted, residuals = a @ coef, medians - a @ coef
         draws = np.array([nnls(a / norm, fitted + rng.choice(residuals, len(residuals))) / norm for _ in range(resamples)])
-    return Fit(drivers, points, coef, draws)
+    return Fit(drivers, points, coef, draws, _noise(points, a @ coef, medians))
+
+
+def _noise(points: list[Point], fitted: np.ndarray, medians: np.ndarray) -> np.ndarray:
+    """Relative errors a new measurement may carry: the fit's residuals and the rounds' spread around each median."""
+    residuals = [(m - f) / f for m, f in zip(medians, fitted) if f > 0]
+    rounds = [(s - m) / m for p, m in zip(points, medians) if m > 0 for s in p.samples]
+    both = np.array(residuals + rounds, dtype=float)
+    return np.clip(both, -0.95, None) if both.size else np.zeros(1)
 
 
 @dataclass(frozen=True)
@@ -127,7 +146,7 @@ def held_out(points: list[Point], drivers: list[str], key: str, resamples: int =
     model = fit(rest, drivers, resamples)
     if model is None:
         return None
-    predicted, low, high = model.predict(out.drivers)
+    predicted, low, high = model.predict_new(out.drivers)
     return HeldOut(out.label, predicted, low, high, float(np.median(out.samples)), min(out.samples), max(out.samples))
 
 
@@ -138,10 +157,18 @@ def files_touched(files: float, rows: float) -> float:
     return files * (1 - (1 - 1 / files) ** rows) if files > 1 else 1.0
 
 
-def table_drivers(files: float, file_mb: float, rows: float) -> dict[str, float]:
-    """The drivers of a table of ``files`` files of ``file_mb`` MB, updated on ``rows`` scattered rows."""
+def locate_bytes(route: str, table_bytes: float, bytes_in_touched_files: float) -> float:
+    """The bytes an update's search must go through: the whole table for a join (no format prunes it), the touched
+    files where literal keys or an index find them (shared/DESIGN.md, "Finding the rows")."""
+    return table_bytes if route == "join" else bytes_in_touched_files
+
+
+def table_drivers(files: float, file_mb: float, rows: float, route: str = "join") -> dict[str, float]:
+    """The drivers of a table of ``files`` files of ``file_mb`` MB, updated on ``rows`` scattered rows by ``route``."""
     touched = files_touched(files, rows)
-    return {"files_touched": touched, "bytes_in_touched_files": touched * file_mb * MB, "table_bytes": files * file_mb * MB}
+    touched_bytes, table_bytes = touched * file_mb * MB, files * file_mb * MB
+    return {"files_touched": touched, "bytes_in_touched_files": touched_bytes, "table_bytes": table_bytes,
+            "locate_bytes": locate_bytes(route, table_bytes, touched_bytes)}
 
 
 @dataclass(frozen=True)
@@ -155,10 +182,11 @@ class UserTable:
     updates_per_day: float
     reads_per_day: float
     writes_per_compaction: float
+    route: str = "join"  # how the user's updates find their rows: join, pruned or index
 
     @property
     def drivers(self) -> dict[str, float]:
-        return table_drivers(self.files, self.file_mb, self.rows_per_update)
+        return table_drivers(self.files, self.file_mb, self.rows_per_update, self.route)
 
 
 TABLE_KEYS = ("files", "file_mb", "rows_per_update", "updates_per_day", "reads_per_day", "writes_per_compaction")
@@ -190,7 +218,18 @@ def parse_table(text: str) -> UserTable:
     name, sep, spec = text.partition(":")
     if not sep or not name.strip():
         raise BadOption(f"--table {text!r}: expected NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,"
-                        f"reads_per_day=D,writes_per_compaction=K]")
+                        f"reads_per_day=D,writes_per_compaction=K,route=join|pruned|index]")
+    route = "join"
+    kept = []
+    for part in spec.split(","):
+        key, _, value = (s.strip() for s in part.partition("="))
+        if key.lower() == "route":
+            if value not in ROUTES:
+                raise BadOption(f"--table {text!r}: route {value!r}; routes: {', '.join(ROUTES)}")
+            route = value
+        else:
+            kept.append(part)
+    spec = ",".join(kept)
     values = {"updates_per_day": 1.0, "reads_per_day": 0.0, "writes_per_compaction": 10.0,
               **key_numbers("--table", text, spec, TABLE_KEYS)}
     missing = [k for k in ("files", "file_mb", "rows_per_update") if k not in values]
@@ -198,4 +237,4 @@ def parse_table(text: str) -> UserTable:
         raise BadOption(f"--table {text!r}: missing {', '.join(missing)}")
     if values["files"] < 1 or values["file_mb"] <= 0 or values["writes_per_compaction"] <= 0:
         raise BadOption(f"--table {text!r}: files ≥ 1, file_mb > 0 and writes_per_compaction > 0 are needed")
-    return UserTable(name.strip(), **{k: values[k] for k in TABLE_KEYS})
+    return UserTable(name.strip(), **{k: values[k] for k in TABLE_KEYS}, route=route)

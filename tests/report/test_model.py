@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from bench.exceptions import BadOption
+from bench.report.fitted import ConfigModel
 from bench.report.model import MB, Point, files_touched, fit, held_out, nnls, parse_table, table_drivers
-from bench.report.sections.file_size import ConfigModel, user_table
+from bench.report.sections.file_size import user_table
 
 DRIVERS = ["files_touched", "bytes_in_touched_files"]
 
@@ -94,3 +95,29 @@ def test_a_user_table_gets_a_verdict_with_its_confidence():
     write_heavy = parse_table("ingest:files=4800,file_mb=128,rows_per_update=1200,updates_per_day=100,reads_per_day=1")
     _, verdict, reach = user_table(write_heavy, {"a-cow": cow, "a-mor": mor})
     assert verdict.startswith("a-mor") and reach > 100
+
+
+def test_a_new_measurements_interval_is_wider_than_the_coefficients_alone():
+    points = [Point({"x": x}, [2 + x * 0.5 + e for e in (-0.3, 0.0, 0.3)], f"p{x}") for x in (1, 2, 4, 8)]
+    model = fit(points, ["x"])
+    _, low, high = model.predict({"x": 16})
+    _, new_low, new_high = model.predict_new({"x": 16})
+    assert new_low < low and new_high > high
+
+
+def test_the_route_decides_what_the_search_goes_through():
+    join = table_drivers(4800, 1.25, 1200, "join")
+    pruned = table_drivers(4800, 1.25, 1200, "pruned")
+    assert join["locate_bytes"] == join["table_bytes"] == 4800 * 1.25 * MB
+    assert pruned["locate_bytes"] == pruned["bytes_in_touched_files"] < join["locate_bytes"] / 4
+    assert parse_table("t:files=10,file_mb=128,rows_per_update=5,route=pruned").route == "pruned"
+    assert parse_table("t:files=10,file_mb=128,rows_per_update=5").route == "join"
+    with pytest.raises(BadOption, match="route 'scan'"):
+        parse_table("t:files=10,file_mb=128,rows_per_update=5,route=scan")
+
+
+def test_a_driver_that_is_another_under_a_new_name_is_not_fitted_twice():
+    from bench.report.fitted import identified
+
+    points = [Point({"a": v, "b": v, "c": 2.0, "d": v * v}, [1.0], str(v)) for v in (1.0, 2.0, 3.0)]
+    assert identified(points, ["a", "b", "c", "d"]) == ["a", "d"]

@@ -4,7 +4,6 @@ table predicted, and the user's own tables (``--table``)."""
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -12,98 +11,11 @@ import pandas as pd
 
 from bench.core import uncertainty
 from bench.report import charts
+from bench.report.fitted import DECISIVE, UNITS, ConfigModel, mean_read, models, routes_of
 from bench.report.html_parts import img, note, table
-from bench.report.model import MB, SEED_FIGURES, SEED_TABLE, Fit, HeldOut, Point, UserTable, fit, held_out, table_drivers
+from bench.report.model import MB, SEED_FIGURES, SEED_TABLE, UserTable, table_drivers
 from bench.report.summary import human_bytes
 from bench.results import load
-from bench.results.contract import Record
-
-W_DRIVERS = ["files_touched", "bytes_in_touched_files"]
-R_DRIVERS = ["table_bytes", "files_touched"]
-UNITS = {"files_touched": (1.0, "file touched"), "bytes_in_touched_files": (MB, "MB in touched files"),
-         "table_bytes": (MB, "MB of table")}
-DECISIVE = 0.90
-
-
-def _mean_read(reads: dict) -> list[float]:
-    """The dashboards' mean latency per repeat (Spark, the reference): one sample per warm repeat."""
-    series = [r.get("seconds") or [r["median"]] for r in (reads or {}).values() if "median" in r]
-    if not series:
-        return []
-    n = min(len(s) for s in series)
-    return [float(np.mean([s[i] for s in series])) for i in range(n)]
-
-
-def _drivers(r: Record) -> dict[str, float] | None:
-    """The drivers of a recorded update: files it touched, bytes in them, bytes of the table."""
-    x = r.info
-    if r.scenario == "file_size":
-        return {"files_touched": x["files_touched"], "bytes_in_touched_files": x["bytes_in_touched_files"],
-                "table_bytes": x["table_bytes"]}
-    if r.scenario in ("table_growth", "update_sweep") and "files_touched" in x and x.get("files_total"):
-        per_file = x.get("file_bytes_mean") or (x.get("table_bytes_on_disk", 0) / x["files_total"])
-        return {"files_touched": x["files_touched"], "bytes_in_touched_files": x["files_touched"] * per_file,
-                "table_bytes": per_file * x["files_total"]}
-    base = x.get("base") or {}
-    if r.scenario == "payments_hotfix" and base.get("files"):
-        per_file = base["bytes"] / base["files"]
-        touched = x.get("files_touched") or table_drivers(base["files"], 1.0, x.get("rows_targeted", 0))["files_touched"]
-        return {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base["bytes"]}
-    return None
-
-
-@dataclass
-class ConfigModel:
-    config_id: str
-    write: Fit | None
-    read: Fit | None
-    compaction: Fit | None
-    checks: dict[str, HeldOut | None]
-    unidentified: list[str] = field(default_factory=list)  # update drivers the run's points cannot separate
-
-
-def models(run: load.Run) -> dict[str, ConfigModel]:
-    """Per configuration: W, R and C fitted on every point the run measured, and each checked on a held-out point."""
-    w: dict[str, list[Point]] = {}
-    rd: dict[str, list[Point]] = {}
-    c: dict[str, list[Point]] = {}
-    hotfix_drivers: dict[str, dict[str, float]] = {}
-    for r in run.records():
-        drivers = _drivers(r)
-        if r.scenario == "payments_hotfix" and r.operation == "update" and drivers:
-            hotfix_drivers[r.config_id] = drivers
-        if drivers is None or r.operation != "update":
-            continue
-        label = f"{r.scenario} {r.param or ''}".strip()
-        w.setdefault(r.config_id, []).append(Point(drivers, r.seconds, label))
-        after = _mean_read(r.get("reads_after"))
-        if after:
-            rd.setdefault(r.config_id, []).append(Point(drivers, after, label))
-        comp = r.get("compaction")
-        if r.scenario == "file_size" and comp and comp.get("seconds") is not None:
-            c.setdefault(r.config_id, []).append(Point(drivers, [comp["seconds"]], label))
-    for r in run.records("payments_hotfix", "compaction"):
-        if r.config_id in hotfix_drivers:
-            c.setdefault(r.config_id, []).append(Point(hotfix_drivers[r.config_id], r.seconds, "payments_hotfix"))
-    out = {}
-    for config_id, points in w.items():
-        if not any(p.label.startswith("file_size") for p in points):
-            continue
-        wd, rdd, cd = (identified(ps, ds) for ps, ds in ((points, W_DRIVERS), (rd.get(config_id, []), R_DRIVERS),
-                                                          (c.get(config_id, []), W_DRIVERS)))
-        out[config_id] = ConfigModel(
-            config_id, fit(points, wd), fit(rd.get(config_id, []), rdd), fit(c.get(config_id, []), cd),
-            {"update": held_out(points, wd, "bytes_in_touched_files"),
-             "read after the update": held_out(rd.get(config_id, []), rdd, "table_bytes"),
-             "compaction": held_out(c.get(config_id, []), cd, "bytes_in_touched_files")},
-            sorted(set(W_DRIVERS) - set(wd)))
-    return out
-
-
-def identified(points: list[Point], drivers: list[str]) -> list[str]:
-    """The drivers that vary over the points (one that never varies cannot be told from the constant term: e.g.
-    files touched, the same at every file-size step, until the hotfix adds a point with many)."""
-    return [d for d in drivers if len({round(p.drivers[d], 6) for p in points}) > 1]
 
 
 def _interval(median: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
@@ -120,7 +32,7 @@ def steps_table(run: load.Run) -> pd.DataFrame:
                      "update s [95% CI]": _interval(figure["median"], *(figure["ci95"] or ())),
                      "median_s": figure["median"], "written": human_bytes(r["filesystem"]["bytes_added"]),
                      "compaction s": f"{r['compaction']['seconds']:.2f}" if r.get("compaction") else "–",
-                     "read after s": f"{np.median(_mean_read(r.get('reads_after'))):.3f}" if _mean_read(r.get("reads_after")) else "–"})
+                     "read after s": f"{np.median(mean_read(r.get('reads_after'))):.3f}" if mean_read(r.get("reads_after")) else "–"})
     return pd.DataFrame(rows)
 
 
@@ -141,7 +53,7 @@ def _checks(fitted: dict[str, ConfigModel]) -> pd.DataFrame:
             model = {"update": m.write, "read after the update": m.read, "compaction": m.compaction}[quantity]
             if model is None:
                 continue
-            rows.append({"configuration": m.config_id, "quantity": quantity, "model (all points)": model.describe(UNITS),
+            rows.append({"configuration": m.config_id, "route": m.route, "quantity": quantity, "model (all points)": model.describe(UNITS),
                          "held-out point": check.label if check else "–",
                          "predicted without it [95%]": _interval(check.predicted, check.low, check.high) if check else "too few points",
                          "measured [min, max]": _interval(check.measured, check.measured_low, check.measured_high) if check else "–",
@@ -156,17 +68,18 @@ def _kind(run: load.Run, config_id: str) -> str:
 def seeds(run: load.Run, fitted: dict[str, ConfigModel]) -> pd.DataFrame:
     """The seeds' update (4,800 files of ~1.25 MB, 1,200 scattered rows) and the same 6 GB in 128 MB files."""
     table_mb = SEED_TABLE["files"] * SEED_TABLE["file_mb"]
-    variants = {"seeds' table (4,800 x 1.25 MB)": table_drivers(SEED_TABLE["files"], SEED_TABLE["file_mb"], SEED_TABLE["rows_per_update"]),
-                f"same {table_mb / 1024:.1f} GB in 128 MB files ({table_mb / 128:.0f} files)":
-                    table_drivers(table_mb / 128, 128, SEED_TABLE["rows_per_update"])}
     rows = []
     for m in fitted.values():
         if m.write is None:
             continue
+        variants = {"seeds' table (4,800 x 1.25 MB)": table_drivers(SEED_TABLE["files"], SEED_TABLE["file_mb"],
+                                                                     SEED_TABLE["rows_per_update"], m.route),
+                    f"same {table_mb / 1024:.1f} GB in 128 MB files ({table_mb / 128:.0f} files)":
+                        table_drivers(table_mb / 128, 128, SEED_TABLE["rows_per_update"], m.route)}
         seconds, label = SEED_FIGURES[_kind(run, m.config_id)]
-        row = {"configuration": m.config_id}
+        row = {"configuration": m.config_id, "route": m.route}
         for name, drivers in variants.items():
-            p, lo, hi = m.write.predict(drivers)
+            p, lo, hi = m.write.predict_new(drivers)
             row[f"{name}: update s [95%]"] = _interval(p, lo, hi, 1)
             row[f"{name}: reach"] = f"{m.write.reach(drivers):,.0f}x"
         row["seeds' figure"] = f"{label} ({seconds:.0f} s)"
@@ -210,7 +123,8 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
     if steps.empty:
         return note("No file-size steps in this run: run scenarios/test_file_size.py (part of the default run) to see "
                     "how copy-on-write's cost follows the size of its files.")
-    fitted = models(run)
+    by_route = {route: models(run, route) for route in routes_of(run)}
+    fitted = by_route.get("join") or next(iter(by_route.values()), {})
     chart = charts.series(steps.rename(columns={"file MB": "file_mb", "configuration": "config_id"}), "file_mb", "median_s",
                           "Update time vs file size (same rows, same files touched)", "MB per file (log)", "seconds", logx=True)
     first = run.records("file_size")[0]
@@ -229,17 +143,21 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
         wide = ratio.pivot_table(index="pair", columns="file MB", values="time ratio", aggfunc="first")
         wide = wide[sorted(wide.columns, key=float)].reset_index()
         parts += ["<h4>copy-on-write ÷ merge-on-read update time</h4>", table(wide)]
-    checks = _checks(fitted)
+    checks = pd.concat([_checks(f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
     if not checks.empty:
         parts += ["<h3>The cost model, checked on a point it did not see</h3>", table(checks),
                   note("Per configuration, y = a + Σ b·x with every coefficient ≥ 0, fitted on the medians of every measured "
                        "update (file-size steps, the hotfix, table growth and the sweep where present); 95% intervals from "
                        "refitting on 1,000 bootstrap resamples of each point's rounds. The check refits without the point with "
                        "the largest files and predicts it; 'MISSED' means the prediction's interval does not meet the "
-                       "measured rounds. In the measured tables the table holds about twice the bytes of the touched files, "
-                       "so the cost of scanning the table is folded into the per-MB coefficient.")]
-    seed = seeds(run, fitted)
-    blind = sorted({d for m in fitted.values() for d in m.unidentified})
+                       "measured rounds. Its interval is one new measurement's: the coefficients' refits times the relative "
+                       "errors of the fit and of every point's rounds. Per locate route: the update's third driver is the "
+                       "bytes its search goes through (the whole table for a join, the touched files for literal keys or an "
+                       "index); the reads after it and compaction come from the baseline route (join). At the file-size steps "
+                       "the table holds twice the bytes of the touched files, so only the hotfix's points (a third of the "
+                       "files touched) separate the table's bytes from the touched files'.")]
+    seed = pd.concat([seeds(run, f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
+    blind = sorted({d for m in fitted.values() for d in m.unidentified if d != "locate_bytes"})
     if blind:
         parts.append(f'<p class="warn">The update model cannot tell {", ".join(UNITS[d][1] for d in blind)} from the '
                      "constant term in these runs (it never varies): predictions for tables that differ in it assume it "
@@ -252,20 +170,23 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                        "figures were measured on their authors' clusters and object stores, these predictions on this "
                        "machine's local disk: compare the ratios between configurations, not the seconds.")]
     for t in tables or []:
-        frame, verdict, reach = user_table(t, fitted)
+        frame, verdict, reach = user_table(t, by_route.get(t.route) or fitted)
+        if t.route not in by_route:
+            verdict += f" (no run measured the {t.route} route: the join route's model is used)"
         warn = (f'<p class="warn">{html.escape(t.name)} lies outside the measured range (up to {reach:,.0f}x the largest '
                 "measured point): the prediction is an extrapolation.</p>") if reach > 1.5 else ""
         parts += [f"<h3>Your table: {html.escape(t.name)}</h3>",
                   note(f"{t.files:,.0f} files of {t.file_mb:g} MB, {t.rows_per_update:,.0f} rows per update, "
                        f"{t.updates_per_day:g} updates and {t.reads_per_day:,.0f} reads a day, compaction every "
-                       f"{t.writes_per_compaction:g} writes. Recommended: {verdict}."), warn, table(frame)]
+                       f"{t.writes_per_compaction:g} writes, rows found by the {t.route} route. Recommended: {verdict}."),
+                  warn, table(frame)]
     return "".join(parts)
 
 
 def table_text(t: UserTable, fitted: dict[str, ConfigModel]) -> str:
     """The same prediction as plain text, for the terminal."""
     frame, verdict, reach = user_table(t, fitted)
-    lines = [f"{t.name}: {t.files:,.0f} files x {t.file_mb:g} MB, {t.rows_per_update:,.0f} rows per update, "
+    lines = [f"{t.name} ({t.route} route): {t.files:,.0f} files x {t.file_mb:g} MB, {t.rows_per_update:,.0f} rows per update, "
              f"{t.updates_per_day:g} updates + {t.reads_per_day:,.0f} reads a day, compaction every {t.writes_per_compaction:g} writes"]
     if not frame.empty:
         lines.append(frame.to_string(index=False))

@@ -1,0 +1,122 @@
+"""The cost model per configuration and locate route, fitted on every measured update (file-size steps, the hotfix,
+table growth, the sweep) and checked on a point it did not see: the report's computation, which sections render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bench.report.model import MB, Fit, HeldOut, Point, fit, held_out, locate_bytes, table_drivers
+from bench.results import load
+from bench.results.contract import BASELINE_ROUTE, Record
+
+# the update's drivers: the files it rewrites or marks, the bytes in them, and the bytes its search goes through
+W_DRIVERS = ["files_touched", "bytes_in_touched_files", "locate_bytes"]
+R_DRIVERS = ["table_bytes", "files_touched"]
+UNITS = {"files_touched": (1.0, "file touched"), "bytes_in_touched_files": (MB, "MB in touched files"),
+         "table_bytes": (MB, "MB of table"), "locate_bytes": (MB, "MB searched to find the rows")}
+DECISIVE = 0.90
+
+
+def mean_read(reads: dict) -> list[float]:
+    """The dashboards' mean latency per repeat (Spark, the reference): one sample per warm repeat."""
+    series = [r.get("seconds") or [r["median"]] for r in (reads or {}).values() if "median" in r]
+    if not series:
+        return []
+    n = min(len(s) for s in series)
+    return [float(np.mean([s[i] for s in series])) for i in range(n)]
+
+
+def drivers_of(r: Record) -> dict[str, float] | None:
+    """The drivers of a recorded update: files it touched, bytes in them, bytes of the table, bytes its route searched."""
+    x = r.info
+    out = None
+    if r.scenario == "file_size":
+        out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["bytes_in_touched_files"],
+               "table_bytes": x["table_bytes"]}
+    elif r.scenario in ("table_growth", "update_sweep") and "files_touched" in x and x.get("files_total"):
+        per_file = x.get("file_bytes_mean") or (x.get("table_bytes_on_disk", 0) / x["files_total"])
+        out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["files_touched"] * per_file,
+               "table_bytes": per_file * x["files_total"]}
+    else:
+        base = x.get("base") or {}
+        if r.scenario == "payments_hotfix" and base.get("files"):
+            per_file = base["bytes"] / base["files"]
+            touched = x.get("files_touched") or table_drivers(base["files"], 1.0, x.get("rows_targeted", 0))["files_touched"]
+            out = {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base["bytes"]}
+    if out is not None:
+        out["locate_bytes"] = locate_bytes(r.route, out["table_bytes"], out["bytes_in_touched_files"])
+    return out
+
+
+@dataclass
+class ConfigModel:
+    config_id: str
+    write: Fit | None
+    read: Fit | None
+    compaction: Fit | None
+    checks: dict[str, HeldOut | None]
+    unidentified: list[str] = field(default_factory=list)  # update drivers the run's points cannot separate
+    route: str = BASELINE_ROUTE
+
+
+def routes_of(run: load.Run) -> list[str]:
+    """The locate routes the run's file-size steps were measured on (the baseline first)."""
+    found = {r.route for r in run.records("file_size", route=None)}
+    return [BASELINE_ROUTE, *sorted(found - {BASELINE_ROUTE})] if found else []
+
+
+def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]:
+    """Per configuration: the update W fitted on every point measured by ``route``; the read after it R and the
+    compaction C on the baseline's (how the rows were found changes neither); each checked on a held-out point."""
+    w: dict[str, list[Point]] = {}
+    rd: dict[str, list[Point]] = {}
+    c: dict[str, list[Point]] = {}
+    hotfix_drivers: dict[str, dict[str, float]] = {}
+    for r in run.records(route=None):
+        drivers = drivers_of(r)
+        if drivers is None or r.operation != "update" or r.route not in (route, BASELINE_ROUTE):
+            continue
+        label = f"{r.scenario} {r.param or ''}".strip()
+        if r.route == route:
+            w.setdefault(r.config_id, []).append(Point(drivers, r.seconds, label))
+        if r.route != BASELINE_ROUTE:
+            continue
+        if r.scenario == "payments_hotfix":
+            hotfix_drivers[r.config_id] = drivers
+        after = mean_read(r.get("reads_after"))
+        if after:
+            rd.setdefault(r.config_id, []).append(Point(drivers, after, label))
+        comp = r.get("compaction")
+        if r.scenario == "file_size" and comp and comp.get("seconds") is not None:
+            c.setdefault(r.config_id, []).append(Point(drivers, [comp["seconds"]], label))
+    for r in run.records("payments_hotfix", "compaction"):
+        if r.config_id in hotfix_drivers:
+            c.setdefault(r.config_id, []).append(Point(hotfix_drivers[r.config_id], r.seconds, "payments_hotfix"))
+    out = {}
+    for config_id, points in w.items():
+        if not any(p.label.startswith("file_size") for p in points):
+            continue
+        comp_drivers = W_DRIVERS[:2]
+        wd, rdd, cd = (identified(ps, ds) for ps, ds in ((points, W_DRIVERS), (rd.get(config_id, []), R_DRIVERS),
+                                                          (c.get(config_id, []), comp_drivers)))
+        out[config_id] = ConfigModel(
+            config_id, fit(points, wd), fit(rd.get(config_id, []), rdd), fit(c.get(config_id, []), cd),
+            {"update": held_out(points, wd, "bytes_in_touched_files"),
+             "read after the update": held_out(rd.get(config_id, []), rdd, "table_bytes"),
+             "compaction": held_out(c.get(config_id, []), cd, "bytes_in_touched_files")},
+            sorted(set(W_DRIVERS) - set(wd)), route)
+    return out
+
+
+def identified(points: list[Point], drivers: list[str]) -> list[str]:
+    """The drivers that vary over the points and are not another driver under a new name (one that never varies
+    cannot be told from the constant term: e.g. files touched, the same at every file-size step, until the hotfix adds
+    a point with many; the bytes a pruned route searches are the bytes in the touched files)."""
+    kept: list[str] = []
+    for d in drivers:
+        values = [round(p.drivers[d], 6) for p in points]
+        if len(set(values)) > 1 and not any(values == [round(p.drivers[k], 6) for p in points] for k in kept):
+            kept.append(d)
+    return kept
