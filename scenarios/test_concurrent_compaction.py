@@ -138,17 +138,15 @@ def test_concurrent_compaction(benchmark, lab, stream, config_id, progress):
     alone = [b["seconds"] for b in batches if b["committed"] and not b["concurrent"]]
     racing = [b["seconds"] for b in batches if b["committed"] and b["concurrent"]]
     conflicts = [c for b in batches for c in b["conflicts"]]
-    benchmark.extra_info.update({
-        **lab.header("concurrent_compaction", "sequence"), "batches": batches,
-        "compactions": log["compactions"], "commits_attempted": sum(b["attempts"] for b in batches),
-        "commits_succeeded": sum(b["committed"] for b in batches),
-        "commits_failed_by_conflict": len(conflicts),
-        "conflict_classes": sorted({c.get("root_cause") or c["class"] for c in conflicts}),
-        "retries_per_commit": float(np.mean([b["attempts"] - 1 for b in batches])),
-        "batches_lost": sum(not b["committed"] for b in batches),
-        "compaction_committed": any(c["committed"] for c in log["compactions"]),
-        "upsert_alone_p50_s": float(np.median(alone)) if alone else None,
-        "upsert_racing_p50_s": float(np.median(racing)) if racing else None,
-        "concurrent_wall_s": log.get("concurrent_wall_s"), **verified, "answers_verified": True,
-        "concurrency_settings": [vars(s) for s in settings]
-    })
+    lab.record(benchmark, "concurrent_compaction", "sequence", batches=batches,
+               compactions=log["compactions"], commits_attempted=sum(b["attempts"] for b in batches),
+               commits_succeeded=sum(b["committed"] for b in batches),
+               commits_failed_by_conflict=len(conflicts),
+               conflict_classes=sorted({c.get("root_cause") or c["class"] for c in conflicts}),
+               retries_per_commit=float(np.mean([b["attempts"] - 1 for b in batches])),
+               batches_lost=sum(not b["committed"] for b in batches),
+               compaction_committed=any(c["committed"] for c in log["compactions"]),
+               upsert_alone_p50_s=float(np.median(alone)) if alone else None,
+               upsert_racing_p50_s=float(np.median(racing)) if racing else None,
+               concurrent_wall_s=log.get("concurrent_wall_s"), **verified,
+               concurrency_settings=[vars(s) for s in settings])

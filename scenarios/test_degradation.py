@@ -81,8 +81,5 @@ def test_degradation(benchmark, lab, payments, plan, config_id, progress):
         assert recovery["live_files_after"]["delete_files"] == 0
     except NotSupported as why:
         recovery = {"skipped": str(why)}
-    benchmark.extra_info.update({
-        **lab.header("degradation", "sequence"), "query": query.name,
-        "read_before_s": before["median"], "series": series,
-        "degradation_rate": degradation_rate(latencies), "recovery": recovery, "answers_verified": True,
-    })
+    lab.record(benchmark, "degradation", "sequence", query=query.name, read_before_s=before["median"], series=series,
+               degradation_rate=degradation_rate(latencies), recovery=recovery)

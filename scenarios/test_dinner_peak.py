@@ -98,12 +98,10 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
     except NotSupported as why:
         compaction = {"skipped": str(why)}
     upserts = [s["upsert_s"] for s in series]
-    benchmark.extra_info.update({
-        **lab.header("dinner_peak", "sequence"), "series": series,
-        "upsert_p50_s": float(np.percentile(upserts, 50)), "upsert_p95_s": float(np.percentile(upserts, 95)),
-        "upsert_max_s": max(upserts), "degradation_rate": degradation_rate([s["read_s"] for s in series]),
-        "compaction": compaction, **verified, "answers_verified": True,
-    })
+    lab.record(benchmark, "dinner_peak", "sequence", series=series,
+               upsert_p50_s=float(np.percentile(upserts, 50)), upsert_p95_s=float(np.percentile(upserts, 95)),
+               upsert_max_s=max(upserts), degradation_rate=degradation_rate([s["read_s"] for s in series]),
+               compaction=compaction, **verified)
 
 
 def _staleness(lab, table, rows, expected) -> dict:

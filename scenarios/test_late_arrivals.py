@@ -94,7 +94,4 @@ def test_late_arrivals(benchmark, lab, late, config_id, progress):
 
     benchmark.pedantic(sequence, rounds=1, iterations=1)
     assert any("seconds" in r for r in results.values())
-    benchmark.extra_info.update({
-        **lab.header("late_arrivals", "sequence"), "strategies": results,
-        "ordering_field": "event_time", "answers_verified": True
-    })
+    lab.record(benchmark, "late_arrivals", "sequence", strategies=results, ordering_field="event_time")

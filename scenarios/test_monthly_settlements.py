@@ -88,12 +88,10 @@ def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progres
     overhead = _overhead(reads, pristine)
     overhead_by_engine = {e: float(np.mean(list(_overhead(r, pristine["engines"][e]).values())))
                           for e, r in reads["engines"].items() if "unsupported" not in r | pristine["engines"].get(e, {"unsupported": ""})}
-    benchmark.extra_info.update({
-        **lab.header("monthly_settlements", "sequence"),
-        "write_total_s": sum(w["seconds"] for w in writes), "writes": writes,
-        "write_bytes_total": sum(w["filesystem"]["bytes_added"] for w in writes),
-        "read_total_s": reads["total_s"], "read_total_pristine_s": pristine["total_s"], "reads": reads,
-        "reads_pristine": pristine, "per_read_overhead_s": overhead,
-        "mean_read_overhead_s": float(np.mean(list(overhead.values()))), "mean_read_overhead_by_engine_s": overhead_by_engine,
-        "live_files_after": fmt.live_files(spark, state["table"]), "answers_verified": True,
-    })
+    lab.record(benchmark, "monthly_settlements", "sequence",
+               write_total_s=sum(w["seconds"] for w in writes), writes=writes,
+               write_bytes_total=sum(w["filesystem"]["bytes_added"] for w in writes),
+               read_total_s=reads["total_s"], read_total_pristine_s=pristine["total_s"], reads=reads,
+               reads_pristine=pristine, per_read_overhead_s=overhead,
+               mean_read_overhead_s=float(np.mean(list(overhead.values()))), mean_read_overhead_by_engine_s=overhead_by_engine,
+               live_files_after=fmt.live_files(spark, state["table"]))

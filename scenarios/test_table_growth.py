@@ -49,12 +49,6 @@ def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress
     table, rounds, changed = status_update_rounds(
         benchmark, lab, name, data, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
         label=f"{config_id} {files_total} files ({len(keys)} rows in {files_touched} files)")
-    last = rounds.last
-    benchmark.extra_info.update({
-        **lab.header("table_growth", "update", f"{files_total}files"),
-        "files_total": files_total, "rows_total": data.rows, "file_bytes_mean": data.bytes / files_total,
-        "rows_targeted": len(keys), "files_touched": files_touched, "rows_changed_verified": changed,
-        "rounds": rounds.records, "filesystem": last["filesystem"], "metadata": last["metadata"],
-        "write_amplification": last["write_amplification"], "logical_bytes": last["logical_bytes"],
-        "table_bytes_on_disk": last["table_bytes_on_disk"], "answers_verified": True,
-    })
+    lab.record(benchmark, "table_growth", "update", rounds, param=f"{files_total}files",
+               files_total=files_total, rows_total=data.rows, file_bytes_mean=data.bytes / files_total,
+               rows_targeted=len(keys), files_touched=files_touched, rows_changed_verified=changed)

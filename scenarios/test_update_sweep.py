@@ -48,11 +48,6 @@ def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
     table, rounds, changed = status_update_rounds(
         benchmark, lab, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
         label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
-    last = rounds.last
-    benchmark.extra_info.update({
-        **lab.header("update_sweep", "update", point),
-        "rows_targeted": len(keys), "rows_fraction": len(keys) / payments.rows, "files_touched": files_touched,
-        "files_total": len(payments.files), "rows_changed_verified": changed, "rounds": rounds.records,
-        "filesystem": last["filesystem"], "metadata": last["metadata"], "write_amplification": last["write_amplification"],
-        "logical_bytes": last["logical_bytes"], "answers_verified": True,
-    })
+    lab.record(benchmark, "update_sweep", "update", rounds, param=point,
+               rows_targeted=len(keys), rows_fraction=len(keys) / payments.rows, files_touched=files_touched,
+               files_total=len(payments.files), rows_changed_verified=changed)

@@ -30,6 +30,7 @@ class Located:
     bytes_read: int | None
     bytes_written: int
     full_scan: bool | None
+    requests: dict | None = None  # the object-store requests of the last round, by kind (absent on local disk)
 
     @property
     def promised_pruning(self) -> bool:
@@ -77,7 +78,8 @@ def _located(r: Record) -> Located:
     return Located(r.scenario, r.param, r.config_id, r.route, r.seconds,
                    locate.get("largest_scan_files") if locate.get("scans") else None,
                    int(r.get("table_data_files") or r.get("files_total") or 0), int(r.get("files_touched") or 0),
-                   locate.get("bytes_read") if locate else None, int(fs.get("bytes_added") or 0), r.get("locate_full_scan"))
+                   locate.get("bytes_read") if locate else None, int(fs.get("bytes_added") or 0), r.get("locate_full_scan"),
+                   r.get("requests"))
 
 
 def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:

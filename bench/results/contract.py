@@ -98,6 +98,30 @@ SPECS: dict[tuple[str, str], Spec] = {
          "reads_after_compaction": (dict, type(None)), "workspace_bytes": int, "workspace_peak_bytes": int,
          "target_file_bytes": int, **_UPDATE_LOCATE},
         {**LAST_ROUND}),
+    ("update_sweep", "update"): Spec(
+        {"rows_targeted": int, "rows_fraction": float, "files_touched": int, "files_total": int,
+         "rows_changed_verified": int, "rounds": list, "filesystem": dict, "metadata": dict},
+        {**LAST_ROUND}),
+    ("table_growth", "update"): Spec(
+        {"files_total": int, "rows_total": int, "file_bytes_mean": NUMBER, "rows_targeted": int, "files_touched": int,
+         "rows_changed_verified": int, "rounds": list, "filesystem": dict, "metadata": dict},
+        {**LAST_ROUND}),
+    ("degradation", "sequence"): Spec(
+        {"query": str, "read_before_s": NUMBER, "series": list, "degradation_rate": NUMBER, "recovery": dict}),
+    ("dinner_peak", "sequence"): Spec(
+        {"series": list, "upsert_p50_s": NUMBER, "upsert_p95_s": NUMBER, "upsert_max_s": NUMBER,
+         "degradation_rate": NUMBER, "compaction": (dict, type(None)), "row_count": int, "rows_changed_verified": int}),
+    ("monthly_settlements", "sequence"): Spec(
+        {"write_total_s": NUMBER, "writes": list, "write_bytes_total": int, "read_total_s": NUMBER,
+         "read_total_pristine_s": NUMBER, "reads": dict, "reads_pristine": dict, "per_read_overhead_s": dict,
+         "mean_read_overhead_s": NUMBER, "mean_read_overhead_by_engine_s": dict, "live_files_after": dict}),
+    ("late_arrivals", "sequence"): Spec({"strategies": dict, "ordering_field": str}),
+    ("concurrent_compaction", "sequence"): Spec(
+        {"batches": list, "compactions": list, "commits_attempted": int, "commits_succeeded": int,
+         "commits_failed_by_conflict": int, "conflict_classes": list, "retries_per_commit": NUMBER, "batches_lost": int,
+         "compaction_committed": bool, "upsert_alone_p50_s": (float, type(None)), "upsert_racing_p50_s": (float, type(None)),
+         "concurrent_wall_s": (float, int, type(None)), "concurrency_settings": list, "row_count": int,
+         "rows_changed_verified": int}),
 }
 
 

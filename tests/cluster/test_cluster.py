@@ -14,7 +14,7 @@ from tests.conftest import ARTIFACTS, ROOT, run_scenarios
 
 pytestmark = [pytest.mark.cluster, pytest.mark.spark]
 HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")
-ARGS = (HOTFIX, "--scale", "tiny", "--formats", "iceberg", "--driver-memory", "1g")
+ARGS = (HOTFIX, "--scale", "tiny", "--formats", "iceberg", "--routes", "join,pruned", "--driver-memory", "1g")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,11 @@ def test_cluster_run_used_the_standalone_master(runs):
 
 def test_cluster_matches_local(runs):
     local, cluster = _by_name(runs["local"]), _by_name(runs["cluster"])
-    assert set(local) == set(cluster) and len(local) == 5
+    assert set(local) == set(cluster) and len(local) == 8  # 3 updates by 2 routes, 2 compactions
+    for name, lb in local.items():  # the search reads the same files wherever the executors run
+        if lb["extra_info"]["operation"] == "update":
+            lx, cx = lb["extra_info"]["locate"], cluster[name]["extra_info"]["locate"]
+            assert lx["largest_scan_files"] == cx["largest_scan_files"] and lx["files_read"] == cx["files_read"], name
     figures = {}
     for name, lb in local.items():
         lx, cx = lb["extra_info"], cluster[name]["extra_info"]

@@ -71,3 +71,18 @@ def test_no_server_is_left_behind(s3_run):
     leftovers = [p for p in daemons.PID_DIR.glob("*.pid") if daemons.group_alive(int(p.stem))] \
         if daemons.PID_DIR.is_dir() else []
     assert not leftovers
+
+
+def test_on_the_object_store_literal_keys_search_fewer_files_than_the_join(s3_run):
+    """The locate routes on S3: the same rows, fewer files searched (Spark's scan metrics, not timings); the requests of
+    each route are recorded for the report's per-route comparison."""
+    updates = {(b["extra_info"]["config_id"], b["extra_info"]["route"]): b["extra_info"] for b in s3_run["json"]["benchmarks"]
+               if b["extra_info"].get("operation") == "update"}
+    pruned = [c for c, route in updates if route == "pruned"]
+    assert {"iceberg-cow", "iceberg-mor", "iceberg-dv"} <= set(pruned)
+    for config_id in pruned:
+        x, join = updates[(config_id, "pruned")], updates[(config_id, "join")]
+        assert x["rows_changed_verified"] == join["rows_changed_verified"] == x["rows_targeted"]
+        assert x["locate"]["largest_scan_files"] < join["locate"]["largest_scan_files"], config_id
+        assert x["locate_full_scan"] is False and join["locate_full_scan"] is True, config_id
+        assert x["requests"]["total"] > 0 and join["requests"]["total"] > 0

@@ -44,7 +44,8 @@ def section(items: list[Located], ratios: list[Ratio]) -> str:
                                                                      for x in flagged)) + "</p>")
     rows = [{"scenario": x.scenario, "file size": x.param or "–", "configuration": x.config_id, "route": x.route,
              "update median [95% CI]": _seconds(x), "finding the rows": _read(x), "written": human_bytes(x.bytes_written),
-             "full scan": {True: "yes" + (" (flagged)" if x.flagged else ""), False: "no", None: "–"}[x.full_scan]}
+             "full scan": {True: "yes" + (" (flagged)" if x.flagged else ""), False: "no", None: "–"}[x.full_scan],
+             **({"requests (GET / PUT / LIST)": _requests(x.requests)} if any(y.requests for y in items) else {})}
             for x in sorted(items, key=lambda x: (x.scenario, _mb(x.param), x.config_id, routes.index(x.route)))]
     parts.append(_table(pd.DataFrame(rows)))
     if ratios:
@@ -54,6 +55,12 @@ def section(items: list[Located], ratios: list[Ratio]) -> str:
                  for r in sorted(ratios, key=lambda r: (r.scenario, _mb(r.param), r.cow, r.mor, routes.index(r.route)))]
         parts.append("<h3>Copy-on-write ÷ merge-on-read, per route</h3>" + _table(pd.DataFrame(table)))
     return "".join(parts)
+
+
+def _requests(made: dict | None) -> str:
+    if not made:
+        return "–"
+    return f"{made.get('total', 0):,} ({made.get('GET', 0):,} / {made.get('PUT', 0):,} / {made.get('LIST', 0):,})"
 
 
 def _mb(param: str | None) -> float:
