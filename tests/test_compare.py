@@ -26,7 +26,7 @@ SMALL_FILES = ("--param", "days=4", "--param", "rows_per_file=2500")  # files bi
 def three_runs(tmp_path_factory):
     """Two runs with the same settings, and one with a different target file size (a table setting)."""
     tmp = tmp_path_factory.mktemp("gate")
-    args = (HOTFIX, "-k", "update", "--scale", "tiny", "--formats", "iceberg-cow", *SMALL_FILES)
+    args = (HOTFIX, "-k", "update", "--scale", "tiny", "--formats", "iceberg-cow", "--routes", "join", *SMALL_FILES)
     started = {run_id: start_scenarios(tmp, *args, *extra, run_id=run_id)  # side by side: each is mostly JVM start
                for run_id, extra in (("a", ()), ("b", ()), ("target16k", ("--param", "target_file_bytes=16384")))}
     runs = {}
@@ -69,7 +69,7 @@ def _with_samples(run_dir, tmp_path, name: str, samples: dict[str, list[float]])
 
 def test_timing_noise_with_overlapping_rounds_does_not_fail(three_runs, tmp_path):
     """A median 37% slower whose rounds overlap the baseline's is noise: listed as changed, never failed."""
-    name = "test_hotfix_update[iceberg-cow]"
+    name = "test_hotfix_update[iceberg-cow-join]"
     base = _with_samples(three_runs["a"], tmp_path, "base", {name: [1.0, 1.3]})
     noisy = _with_samples(three_runs["a"], tmp_path, "noisy", {name: [1.25, 1.9]})
     result = compare(base, noisy)
@@ -83,7 +83,7 @@ def test_changed_table_setting_is_caught(three_runs):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "compare-changed-setting.txt").write_text(result.text())
     failed = {(f.benchmark, f.metric) for f in result.failed}
-    assert ("test_hotfix_update[iceberg-cow]", "data files written") in failed, result.text()
+    assert ("test_hotfix_update[iceberg-cow-join]", "data files written") in failed, result.text()
     proc = subprocess.run([sys.executable, "-m", "bench", "compare", str(three_runs["a"]), str(three_runs["target16k"])],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "FAIL" in proc.stdout and "data files written" in proc.stdout
@@ -91,7 +91,7 @@ def test_changed_table_setting_is_caught(three_runs):
 
 def test_fabricated_slowdown_trips_the_timing_gate(three_runs, tmp_path):
     """Rounds 3x slower with no overlap fail exactly that benchmark's timing (constructed rounds, not a busy machine)."""
-    name = "test_hotfix_update[iceberg-cow]"
+    name = "test_hotfix_update[iceberg-cow-join]"
     others = {b["name"]: [1.0, 1.1] for b in load_run(three_runs["b"]).benchmarks if b["name"] != name}
     base = _with_samples(three_runs["b"], tmp_path, "base", {name: [1.0, 1.05, 1.1], **others})
     slowed = _with_samples(three_runs["b"], tmp_path, "slowed", {name: [3.0, 3.15, 3.3], **others})
@@ -134,7 +134,7 @@ def test_history_is_idempotent_and_atomic(three_runs, tmp_path, monkeypatch):
 def test_report_shows_a_trend_over_three_runs(three_runs, tmp_path):
     index = build_report([three_runs["a"], three_runs["b"], three_runs["target16k"]], tmp_path / "trend")
     page = index.read_text()
-    assert "10. Trend over runs" in page and (tmp_path / "trend" / "charts" / "trend.png").stat().st_size > 5000
+    assert "11. Trend over runs" in page and (tmp_path / "trend" / "charts" / "trend.png").stat().st_size > 5000
 
 
 def test_workflow_passes_actionlint():

@@ -148,7 +148,9 @@ def test_delta_and_hudi_run_where_their_jars_are_and_are_skipped_with_the_reason
         assert not measured  # a skipped configuration is never reported as measured
         assert f"SKIPPED {family}" in tiny_run["stdout"] and artifact in tiny_run["stdout"]
     else:
-        assert outcomes and all(o["outcome"] == "passed" for o in outcomes), outcomes
+        # passed, but for a locate route the configuration does not have (recorded as skipped with its reason)
+        assert outcomes and all(o["outcome"] == "passed" or (o["outcome"] == "skipped" and o["reason"].startswith("route "))
+                                for o in outcomes), outcomes
         assert {b["extra_info"]["config_id"] for b in measured} == set(configs)
         assert all(b["extra_info"]["answers_verified"] for b in measured)
         scenarios = {b["extra_info"]["scenario"] for b in measured}

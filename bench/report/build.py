@@ -96,7 +96,6 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
                               + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),
-        ("locate", "Finding the rows", locate_view.section(located, locate_mod.ratios(located, run.matrix))),
         ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
         ("time", "Over time", over_time + concurrency.section(run)),
@@ -106,6 +105,8 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
         ("raw", "Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
                                f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
     ]
+    if located:  # updates that recorded how they found their rows (runs before the routes existed have none)
+        sections.insert(2, ("locate", "Finding the rows", locate_view.section(located, locate_mod.ratios(located, run.matrix))))
     storage = section_storage(runs, out)
     if storage:
         sections.insert(3, ("storage", "Storage: local disk and object store", storage))
