@@ -54,9 +54,11 @@ s3-test: java s3a-jars
 test: java lint
 	$(BIN)/python -m pytest tests
 
-## ruff: pyflakes, import order and the package layering (pyproject.toml [tool.ruff])
+## ruff (pyflakes, import order; pyproject.toml [tool.ruff]) and mypy on results/, report/ and core/ ([tool.mypy]);
+## the package layering is tests/test_layers.py's
 lint: $(STAMP)
 	$(BIN)/ruff check bench scenarios tests tools
+	$(BIN)/mypy
 
 ## unit tests only (no JVM)
 test-fast: $(STAMP)

@@ -8,6 +8,7 @@ wide (at 3 rounds it spans roughly [min, max]); that is the honest answer, not a
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ def resampled_medians(samples: list[float], rng: np.random.Generator, resamples:
     return np.median(data[picks], axis=1)
 
 
-def describe(samples: list[float], seed: int = 0) -> dict[str, float | int | list[float] | str]:
+def describe(samples: list[float], seed: int = 0) -> dict[str, Any]:
     """median, ci95 [low, high] (None for one round: one round has no spread to show), cv (stdev / mean; 0 for
     one round), n, and the interval's method."""
     n = len(samples)

@@ -84,7 +84,7 @@ def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel:
     if logx:
         ax.set_xscale("log")
     else:
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # MaxNLocator takes it
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     return _png(fig)
 
@@ -120,6 +120,6 @@ def trend(frame: pd.DataFrame, changes: list[tuple[int, str]]) -> bytes:
         ax.axvline(i - 0.5, color="crimson", linestyle=":")
         ax.text(i - 0.45, ax.get_ylim()[1] * 0.95, label[:60], fontsize=7, color="crimson", va="top")
     ax.set(xlabel="run (in the order given)", ylabel="median seconds", title="Trend over runs")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # MaxNLocator takes it
     ax.legend(fontsize=7, title=None)
     return _png(fig)

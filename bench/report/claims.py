@@ -47,7 +47,7 @@ def _dv_claim(updates: pd.DataFrame) -> Claim:
                  HOLDS if holds else FAILS)
 
 
-def _read_optimized_claim(staleness: dict[str, dict[str, int]] | None) -> Claim:
+def _read_optimized_claim(staleness: dict[str, float] | None) -> Claim:
     text = "Hudi MoR read-optimized reads are stale: they miss the changes not yet compacted"
     source = "cowmor seed workloads (Swiggy dinner peak: read-optimized dashboards, hourly compaction)"
     if not staleness:

@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -37,12 +38,12 @@ def rows(run: Run) -> pd.DataFrame:
     common = {"run_id": run.run_id, "date": env.get("created"), "scale": run.scale,
               "spark": (env.get("jvm") or {}).get("spark"), "pyspark": (env.get("packages") or {}).get("pyspark"),
               "formats": versions}
-    out = []
+    out: list[dict[str, Any]] = []
     for r in run.records():
         ident = {"config_id": r.config_id, "scenario": r.scenario, "operation": r.operation, "param": r.param,
                  "benchmark": r.name}
         for metric, path in list(METRICS.items()) + list(EXTRA.items()):
-            value = r.stats if path[0] == "stats" else r.info
+            value: Any = r.stats if path[0] == "stats" else r.info
             for key in path[1:] if path[0] == "stats" else path:
                 value = value.get(key) if isinstance(value, dict) else None
             if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):

@@ -70,7 +70,7 @@ def verdicts_per_engine(run: load.Run, reads: pd.DataFrame, profiles: list[Profi
 
 def differences(recs: pd.DataFrame) -> list[str]:
     """A plain sentence for each workload whose recommendation changes with the engine."""
-    out = []
+    out: list[str] = []
     if recs.empty:
         return out
     for workload, group in recs.groupby("workload", sort=False):

@@ -50,7 +50,9 @@ def section_storage(runs: list[load.Run], out: Path) -> str:
     labelled = [(short_label(r.environment), r) for r in runs]
     if len({label for label, _ in labelled}) < 2:
         return ""
-    rows, samples, first = [], [], {}
+    rows: list[dict] = []
+    samples: list[dict] = []
+    first: dict = {}
     for label, run in labelled:
         ops = load.operations(run)
         ops = ops[ops.scenario == SCENARIO] if not ops.empty else ops
