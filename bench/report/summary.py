@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pandas as pd
 
 from bench.core.ledger import describe
@@ -28,6 +30,24 @@ def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str
     return None if sel.empty else float(sel["median_s"].sum())
 
 
+def _routes(run: load.Run) -> list[str]:
+    """The payments hotfix per locate route: what each update read to find its rows, beside its time and writes."""
+    records = run.records("payments_hotfix", "update", route=None)
+    if len({r.route for r in records}) < 2:
+        return []
+    lines = ["", "finding the rows (payments hotfix update): files the largest scan read / the table's data files, bytes read",
+             f"{'configuration':<13} {'route':<7} {'median s':>9} {'files read':>11} {'bytes read':>10} {'written':>9}  full scan"]
+    for r in sorted(records, key=lambda r: (r.config_id, ("join", "pruned", "index").index(r.route)
+                                            if r.route in ("join", "pruned", "index") else 9)):
+        locate = r.get("locate") or {}
+        files = f"{locate.get('largest_scan_files', 0)}/{r.get('table_data_files', '?')}" if locate.get("scans") else \
+            f"-/{r.get('table_data_files', '?')}"
+        full = {True: "yes", False: "no", None: "-"}[r.get("locate_full_scan")]
+        lines.append(f"{r.config_id:<13} {r.route:<7} {statistics.median(r.seconds):>9.2f} {files:>11} "
+                     f"{human_bytes(locate.get('bytes_read')):>10} {human_bytes((r.get('filesystem') or {}).get('bytes_added')):>9}  {full}")
+    return lines
+
+
 def text_summary(run: load.Run) -> str:
     ops = load.operations(run)
     reads = load.reads(run)
@@ -47,8 +67,14 @@ def text_summary(run: load.Run) -> str:
         lines.append(f"{r.config_id:<13} {operation:<16} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
                      f"{human_bytes(r.fs_bytes_added):>9} {_count(r.fs_data_files_added):>6} {_count(r.fs_delete_files_added):>5} "
                      f"{int(removed):>12} {amp:>9} {dash:>21}")
+    lines += _routes(run)
     skipped = outcomes[outcomes.outcome == "skipped"] if not outcomes.empty else outcomes
     failed = outcomes[outcomes.outcome == "failed"] if not outcomes.empty else outcomes
+    by_route = skipped.reason.fillna("").str.startswith("route ") if not skipped.empty else pd.Series(dtype=bool)
+    for reason, group in skipped[by_route].groupby(skipped[by_route].reason.str.split(":").str[0]) if by_route.any() else ():
+        lines.append(f"NO ROUTE {reason.removeprefix('route ')} for {', '.join(sorted(set(group.config_id)))}: "
+                     f"{group.reason.iloc[0].split(': ', 1)[-1]}")
+    skipped = skipped[~by_route] if by_route.any() else skipped
     for family, group in skipped.groupby(skipped.config_id.map(run.matrix.family_of), sort=True) if not skipped.empty else ():
         lines.append(f"SKIPPED {family} ({', '.join(sorted(set(group.config_id)))}): {group.reason.iloc[0]}")
     for _, o in failed.iterrows():
