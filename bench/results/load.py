@@ -25,42 +25,44 @@ REQUEST_KINDS = ("GET", "PUT", "POST", "LIST", "COPY", "DELETE", "total")
 
 def operations(run: Run) -> pd.DataFrame:
     """One row per measured operation (benchmark): timing stats and what it wrote."""
-    rows = []
-    for b in run.records():  # a test timed, then failed before recording what it measured, is among the failed outcomes
-        x, stats = b.info, b.stats
-        fs, meta = x.get("filesystem") or {}, x.get("metadata") or {}
-        rows.append({
-            "run_id": run.run_id, "scale": x.get("scale", run.scale), "scenario": x.get("scenario"),
-            "operation": x.get("operation"), "config_id": x.get("config_id"), "family": x.get("family"),
-            "mode": x.get("mode"), "param": x.get("param"), "name": b.name,
-            "median_s": stats.get("median"), "min_s": stats.get("min"), "max_s": stats.get("max"),
-            "iqr_s": stats.get("iqr"), "stddev_s": stats.get("stddev"), "rounds": stats.get("rounds"),
-            "ci_low_s": (_get(x, "uncertainty", "ci95") or [None, None])[0],
-            "ci_high_s": (_get(x, "uncertainty", "ci95") or [None, None])[1], "cv": _get(x, "uncertainty", "cv"),
-            "fs_bytes_added": fs.get("bytes_added"), "fs_files_added": fs.get("files_added"),
-            "fs_bytes_removed": fs.get("bytes_removed"), "fs_files_removed": fs.get("files_removed"),
-            "fs_data_bytes_added": _get(fs, "data", "bytes_added"), "fs_data_files_added": _get(fs, "data", "files_added"),
-            "fs_delete_bytes_added": (_get(fs, "delete", "bytes_added", default=0) or 0) + (_get(fs, "log", "bytes_added", default=0) or 0),
-            "fs_delete_files_added": (_get(fs, "delete", "files_added", default=0) or 0) + (_get(fs, "log", "files_added", default=0) or 0),
-            "fs_metadata_bytes_added": _get(fs, "metadata", "bytes_added"),
-            "meta_bytes_added": meta.get("bytes_added"), "meta_bytes_removed": meta.get("bytes_removed"),
-            "meta_data_files_added": meta.get("data_files_added"), "meta_data_files_removed": meta.get("data_files_removed"),
-            "meta_delete_files_added": meta.get("delete_files_added"), "meta_delete_files_removed": meta.get("delete_files_removed"),
-            "rows_changed_reported": meta.get("rows_changed"), "rows_changed_verified": x.get("rows_changed_verified"),
-            "write_amplification": x.get("write_amplification"), "logical_bytes": x.get("logical_bytes"),
-            "table_bytes_on_disk": x.get("table_bytes_on_disk"),
-            # object-store requests of the operation by kind (absent on local disk)
-            **{f"req_{k.lower()}": _get(x, "requests", k) for k in REQUEST_KINDS},
-            "live_data_files_after": _get(x, "live_files_after", "data_files"),
-            "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
-            "answers_verified": x.get("answers_verified"),
-            # what the written data files hold (bench/measure/anatomy.py), and writes a format keeps apart (Hudi's metadata table)
-            "data_table_columns_bytes": _get(x, "data_file_anatomy", "table_columns"),
-            "data_format_columns_bytes": _get(x, "data_file_anatomy", "format_columns"),
-            "data_footer_index_bytes": _get(x, "data_file_anatomy", "footer_index"),
-            "fs_metadata_table_bytes_added": _get(fs, "parts", "metadata_table", "bytes_added"),
-        })
-    return pd.DataFrame(rows)
+    rows = [_operation(run, b) for b in run.records()]  # a test timed, then failed before recording, is a failed outcome
+    return pd.DataFrame(rows, columns=list(_operation(run, Record("", "", {}, {}))))  # columns even with no row
+
+
+def _operation(run: Run, b: Record) -> dict[str, Any]:
+    x, stats = b.info, b.stats
+    fs, meta = x.get("filesystem") or {}, x.get("metadata") or {}
+    return {
+        "run_id": run.run_id, "scale": x.get("scale", run.scale), "scenario": x.get("scenario"),
+        "operation": x.get("operation"), "config_id": x.get("config_id"), "family": x.get("family"),
+        "mode": x.get("mode"), "param": x.get("param"), "name": b.name,
+        "median_s": stats.get("median"), "min_s": stats.get("min"), "max_s": stats.get("max"),
+        "iqr_s": stats.get("iqr"), "stddev_s": stats.get("stddev"), "rounds": stats.get("rounds"),
+        "ci_low_s": (_get(x, "uncertainty", "ci95") or [None, None])[0],
+        "ci_high_s": (_get(x, "uncertainty", "ci95") or [None, None])[1], "cv": _get(x, "uncertainty", "cv"),
+        "fs_bytes_added": fs.get("bytes_added"), "fs_files_added": fs.get("files_added"),
+        "fs_bytes_removed": fs.get("bytes_removed"), "fs_files_removed": fs.get("files_removed"),
+        "fs_data_bytes_added": _get(fs, "data", "bytes_added"), "fs_data_files_added": _get(fs, "data", "files_added"),
+        "fs_delete_bytes_added": (_get(fs, "delete", "bytes_added", default=0) or 0) + (_get(fs, "log", "bytes_added", default=0) or 0),
+        "fs_delete_files_added": (_get(fs, "delete", "files_added", default=0) or 0) + (_get(fs, "log", "files_added", default=0) or 0),
+        "fs_metadata_bytes_added": _get(fs, "metadata", "bytes_added"),
+        "meta_bytes_added": meta.get("bytes_added"), "meta_bytes_removed": meta.get("bytes_removed"),
+        "meta_data_files_added": meta.get("data_files_added"), "meta_data_files_removed": meta.get("data_files_removed"),
+        "meta_delete_files_added": meta.get("delete_files_added"), "meta_delete_files_removed": meta.get("delete_files_removed"),
+        "rows_changed_reported": meta.get("rows_changed"), "rows_changed_verified": x.get("rows_changed_verified"),
+        "write_amplification": x.get("write_amplification"), "logical_bytes": x.get("logical_bytes"),
+        "table_bytes_on_disk": x.get("table_bytes_on_disk"),
+        # object-store requests of the operation by kind (absent on local disk)
+        **{f"req_{k.lower()}": _get(x, "requests", k) for k in REQUEST_KINDS},
+        "live_data_files_after": _get(x, "live_files_after", "data_files"),
+        "live_delete_files_after": _get(x, "live_files_after", "delete_files"),
+        "answers_verified": x.get("answers_verified"),
+        # what the written data files hold (bench/measure/anatomy.py), and writes a format keeps apart (Hudi's metadata table)
+        "data_table_columns_bytes": _get(x, "data_file_anatomy", "table_columns"),
+        "data_format_columns_bytes": _get(x, "data_file_anatomy", "format_columns"),
+        "data_footer_index_bytes": _get(x, "data_file_anatomy", "footer_index"),
+        "fs_metadata_table_bytes_added": _get(fs, "parts", "metadata_table", "bytes_added"),
+    }
 
 
 READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "engine", "requests_per_read", "median_s", "min_s",

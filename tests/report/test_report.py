@@ -217,7 +217,7 @@ def _routed_run(tmp_path, pruned_full_scan: bool):
 def test_finding_the_rows_shows_each_route_and_the_ratio_per_route_and_flags_a_pruning_that_scanned(tmp_path):
     page = build_report([_routed_run(tmp_path, pruned_full_scan=False)], tmp_path / "out").read_text()
     section = page.split('id="locate"')[1].split("</section>")[0]
-    assert "read 36 of 36 files" in section and "read 9 of 36 files" in section
+    assert "read 36 of 36 files" in section and "read 9 of 36 files" in section and "rows in 9 files" in section
     assert "iceberg-cow ÷ iceberg-mor" in section and "5.00x" in section  # pruned: 1.0 s ÷ 0.2 s
     assert "merge-on-read faster" in section and "Promised pruning" not in section
     flagged = build_report([_routed_run(tmp_path / "b", pruned_full_scan=True)], tmp_path / "out2").read_text()

@@ -26,7 +26,7 @@ def _read(x: Located) -> str:
         return (f"no SQL scan: the write client looked the keys up itself ({human_bytes(x.bytes_read)} read by its tasks)"
                 if x.bytes_read is not None else "not measured")
     return (f"read {x.files_read:,} of {x.table_files:,} files ({human_bytes(x.bytes_read)}) to change rows in "
-            f"{x.files_touched:,}")
+            f"{x.files_touched:,} files")
 
 
 def section(items: list[Located], ratios: list[Ratio]) -> str:

@@ -49,7 +49,7 @@ def section_trend(runs: list[load.Run], out: Path) -> str:
     frame = frame.assign(run=frame.run_id.map(order))
     versions = [(i, r.run_id, {k: (r.environment.get("packages") or {}).get(k) for k in ("pyspark", "pyiceberg")}
                  | {f: v.get("source") for f, v in (r.environment.get("formats") or {}).items()}) for i, r in enumerate(runs)]
-    changes = [(i, ", ".join(f"{k}: {prev[k]} → {cur[k]}" for k in cur if prev.get(k) != cur[k]))
+    changes = [(i, ", ".join(f"{k}: {prev.get(k, 'none')} → {cur[k]}" for k in cur if prev.get(k) != cur[k]))
                for (_, _, prev), (i, _, cur) in zip(versions, versions[1:]) if prev != cur]
     main = frame[frame.scenario == "payments_hotfix"] if (frame.scenario == "payments_hotfix").any() else frame
     main = main.assign(series=main.config_id + " " + main.operation.fillna(""))
