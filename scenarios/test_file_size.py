@@ -26,7 +26,6 @@ from bench.core.ledger import DATA, LEDGER
 from bench.core.storage import Files
 from bench.formats.base import JOIN
 from bench.measure.rounds import Observation, timed
-from bench.run.lab import status_update_rounds
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 from bench.workload.queries import payments_frame, payments_queries
 
@@ -38,14 +37,9 @@ def rows_per_file(first: int, step: int) -> int:
     return first * 4 ** step
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """One point per file size, per the run's scale."""
-    if "size_step" in metafunc.fixturenames:
-        from bench.run.plugin import SESSION_KEY
-
-        scale = metafunc.config.stash[SESSION_KEY].scale
-        steps = list(range(scale.file_size_steps))
-        metafunc.parametrize("size_step", steps, ids=[f"{rows_per_file(scale.file_size_first_rows, s)}rpf" for s in steps])
+# the grid, per the run's scale (the plugin parametrizes it): one point per file size
+GRID = {"size_step": lambda scale: [(s, f"{rows_per_file(scale.file_size_first_rows, s)}rpf")
+                                    for s in range(scale.file_size_steps)]}
 
 
 @functools.lru_cache(maxsize=16)
@@ -81,7 +75,7 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, route, progress
     base = lab.session.tables.base_table(lab.spark, lab.fmt, name, data)
     repeats = min(scale.read_repeats, scale.file_size_read_repeats)
     reads_before = lab.reads(base, queries, before, repeats)
-    table, rounds, changed = status_update_rounds(benchmark, lab, name, data, keys, scale.sweep_rounds,
+    table, rounds, changed = lab.status_update_rounds(benchmark, name, data, keys, scale.sweep_rounds,
                                                   progress=progress, status=HOTFIX_STATUS, label=label)
     reads_after = lab.reads(table, queries, after, repeats)
     compaction, reads_compacted = None, None

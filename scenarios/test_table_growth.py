@@ -15,7 +15,6 @@ from __future__ import annotations
 import pytest
 
 from bench.core.ledger import DATA, LEDGER
-from bench.run.lab import status_update_rounds
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 
 pytestmark = pytest.mark.spark
@@ -27,14 +26,8 @@ def sizes(files_per_day: int, steps: int) -> list[int]:
     return [max(1, files_per_day * 2 ** i // 2 ** max(0, steps - 2)) for i in range(steps)]
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """One point per table size, per the run's scale."""
-    if "files_per_day" in metafunc.fixturenames:
-        from bench.run.plugin import SESSION_KEY
-
-        scale = metafunc.config.stash[SESSION_KEY].scale
-        points = sizes(scale.files_per_day, scale.growth_steps)
-        metafunc.parametrize("files_per_day", points, ids=[f"{n}fpd" for n in points])
+# the grid, per the run's scale (the plugin parametrizes it): one point per table size
+GRID = {"files_per_day": lambda scale: [(n, f"{n}fpd") for n in sizes(scale.files_per_day, scale.growth_steps)]}
 
 
 def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress):
@@ -46,8 +39,8 @@ def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress
     files_total = len(data.files)
     files_touched = len({(k - TXN_ID_BASE) // data.rows_per_file for k in keys})
     name = "payments" if files_per_day == scale.files_per_day else f"growth_{files_per_day}fpd"  # shared base
-    table, rounds, changed = status_update_rounds(
-        benchmark, lab, name, data, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
+    table, rounds, changed = lab.status_update_rounds(
+        benchmark, name, data, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
         label=f"{config_id} {files_total} files ({len(keys)} rows in {files_touched} files)")
     lab.record(benchmark, "table_growth", "update", rounds, param=f"{files_total}files",
                files_total=files_total, rows_total=data.rows, file_bytes_mean=data.bytes / files_total,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.run.lab import status_update_rounds
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE
 
 pytestmark = pytest.mark.spark
@@ -33,20 +32,16 @@ def sweep_keys(payments, point: str, fixed_rows: int) -> list[int]:
     return list(range(TXN_ID_BASE + start, TXN_ID_BASE + start + fixed_rows))
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """The first ``sweep_points`` points of SWEEP, per the run's scale."""
-    if "point" in metafunc.fixturenames:
-        from bench.run.plugin import SESSION_KEY
-
-        metafunc.parametrize("point", SWEEP[:metafunc.config.stash[SESSION_KEY].scale.sweep_points])
+# the grid, per the run's scale (the plugin parametrizes it): the first ``sweep_points`` points of SWEEP
+GRID = {"point": lambda scale: [(p, p) for p in SWEEP[:scale.sweep_points]]}
 
 
 def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
     scale = lab.session.scale
     keys = sweep_keys(payments, point, scale.hotfix_rows)
     files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
-    table, rounds, changed = status_update_rounds(
-        benchmark, lab, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
+    table, rounds, changed = lab.status_update_rounds(
+        benchmark, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
         label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
     lab.record(benchmark, "update_sweep", "update", rounds, param=point,
                rows_targeted=len(keys), rows_fraction=len(keys) / payments.rows, files_touched=files_touched,

@@ -72,6 +72,11 @@ class Lab:
         return {"route": self.fmt.route, "table_data_files": int(table_data_files), "files_touched": int(files_touched),
                 "locate_full_scan": full_scan(rounds.last.get("locate"), table_data_files, files_touched)}
 
+    def status_update_rounds(self, benchmark: Any, name: str, data: Any, keys: list[int], rounds: int, label: str,
+                             progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
+        """``status_update_rounds`` for this configuration (the scenarios' entry point: they never import run/)."""
+        return status_update_rounds(benchmark, self, name, data, keys, rounds, label=label, progress=progress, status=status)
+
     def record(self, benchmark: Any, scenario: str, operation: str, rounds: Rounds | None = None,
                param: str | None = None, **fields: Any) -> None:
         """Write the operation's record: the header, the last round's measurements and every round, then ``fields``,

@@ -93,6 +93,13 @@ def _stop_cleanly_on_signals(session: BenchSession) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A scenario's own grid (its module's ``GRID``: name -> scale -> [(value, id)]), then the configurations, then
+    the locate routes where the scenario takes a ``route``."""
+    session = metafunc.config.stash.get(SESSION_KEY, None)
+    for name, points in getattr(metafunc.module, "GRID", {}).items():
+        if name in metafunc.fixturenames and session is not None:
+            values = points(session.scale)
+            metafunc.parametrize(name, [v for v, _ in values], ids=[i for _, i in values])
     _parametrize_configs(metafunc)
     if "route" in metafunc.fixturenames and SESSION_KEY in metafunc.config.stash:  # after the configuration: [iceberg-cow-join]
         routes = metafunc.config.stash[SESSION_KEY].routes
