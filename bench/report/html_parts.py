@@ -16,6 +16,12 @@ def img(png: bytes, alt: str, out: Path, name: str) -> str:
 
 
 def table(frame: pd.DataFrame) -> str:
+    """A data table; float columns that hold only whole numbers (counts beside a missing value) print as integers."""
+    frame = frame.copy()
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_float_dtype(values) and values.notna().any() and (values.dropna() % 1 == 0).all():
+            frame[column] = [str(int(v)) if pd.notna(v) else "–" for v in values]
     return frame.to_html(index=False, classes="data", border=0, na_rep="–", escape=True)
 
 

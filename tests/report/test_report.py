@@ -230,3 +230,12 @@ def test_views_that_know_no_routes_see_only_the_baseline(tmp_path):
     run = load_run(_routed_run(tmp_path, pruned_full_scan=False))
     assert len(run.records(route=None)) == 2 * len(run.records()) == 4
     assert set(operations(run).median_s.round(2)) == {2.0, 1.5}  # the join rounds only
+
+
+def test_counts_print_as_integers_even_beside_a_missing_value():
+    import pandas as pd
+
+    from bench.report.html_parts import table
+
+    html = table(pd.DataFrame({"data files": [8.0, None], "seconds": [1.25, 2.0]}))
+    assert "<td>8</td>" in html and "8.0" not in html and "1.25" in html and "–" in html
