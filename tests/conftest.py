@@ -129,7 +129,10 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
         return {"returncode": 0, "run_dir": run_dir, "stderr": "", "json": json.loads((run_dir / "benchmark.json").read_text()),
                 "stdout": (ARTIFACTS / "e2e.log").read_text() if (ARTIFACTS / "e2e.log").exists() else ""}
     tmp = tmp_path_factory.mktemp("tiny-run")
-    runs = [start_scenarios(tmp, str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families, run_id=f"e2e-{i}")
+    # Hudi's process also pays the warm-up (off at tiny): its routes build tables of their own, and the warm-up takes
+    # each route's own path (the record index's MERGE wants the keys with their ordering values)
+    runs = [start_scenarios(tmp, str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families,
+                            *(("--param", "warm_up=1") if "hudi" in families else ()), run_id=f"e2e-{i}")
             for i, families in enumerate(TINY_SPLIT)]
     records = [finish() for finish in runs]
     for record in records:

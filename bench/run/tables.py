@@ -99,13 +99,17 @@ class TableStates:
         paths (deletion vectors, delete files, logs) outside any measurement: once per configuration."""
         if (fmt.config_id, fmt.route) in self._warm or not self.warm_up_enabled:
             return
-        from bench.formats.base import Keys
+        from bench.formats.base import INDEX, Keys
 
         with LEDGER.spend(WARM_UP):
             data = generate_payments(self.workspace.data_dir, 2, 1, 200, self.seed, progress=None)
             table = self.fresh_table(spark, fmt, fmt.table_name("warmup"), data)
             key = data.hotfix_keys(3)[0]
             spark.createDataFrame([(key,)], "txn_id bigint").createOrReplaceTempView("warmup_keys")
-            fmt.update_keys(spark, table, Keys((key,), "warmup_keys"), {"status": "'WARM'"})  # the route's own path
+            ordered = None
+            if fmt.route == INDEX:  # an indexed MERGE takes each row's ordering value from its source
+                rows = data.read(["txn_id", "created_at"]).to_pandas()
+                spark.createDataFrame(rows[rows.txn_id == key]).createOrReplaceTempView(ordered := "warmup_keys_ordered")
+            fmt.update_keys(spark, table, Keys((key,), "warmup_keys", ordered), {"status": "'WARM'"})  # the route's own path
             spark.sql(f"SELECT status, count(*) FROM {fmt.relation(spark, table)} GROUP BY status").collect()
         self._warm.add((fmt.config_id, fmt.route))
