@@ -122,8 +122,7 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         """Hudi's SQL ``UPDATE`` with literal keys: an optimized write reads the table with the WHERE clause, through the
         file index that skips files by the column-stats index."""
         self._sql_write_settings(spark)
-        sets = ", ".join(f"{col} = {expr}" for col, expr in assignments.items())
-        spark.sql(f"UPDATE {self.sql_name(table)} t SET {sets} WHERE {predicate}")
+        super().update_where(spark, table, predicate, assignments)
 
     def update_indexed(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
         """``MERGE INTO`` from the keys: not an optimized (prepped) write, so the record index tags the keys. Hudi's MERGE

@@ -12,6 +12,7 @@ from bench.measure.locate import full_scan
 from bench.measure.reads import run_reads
 from bench.measure.rounds import Rounds, measured
 from bench.results import contract
+from bench.run.tables import update_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -53,15 +54,9 @@ class Lab:
     def keys(self, name: str, keys: list[int], data: Any = None) -> Keys:
         """The keys an update changes, as literals and as a view (made here, outside any timed region); with the
         generated ``data``, also with each row's ordering value (a correction feed's rows, for an indexed MERGE)."""
-        ordered = None
-        if data is not None and self.fmt.route == "index":
-            import pyarrow.compute as pc
-
-            rows = data.read(["txn_id", "created_at"])
-            rows = rows.filter(pc.is_in(rows["txn_id"], value_set=pa_array(keys)))
-            ordered = f"{name}_ordered"
-            self.spark.createDataFrame(rows.to_pandas()).createOrReplaceTempView(ordered)
-        return Keys(tuple(int(k) for k in keys), self.keys_view(name, keys), ordered)
+        if data is None:
+            return Keys(tuple(int(k) for k in keys), self.keys_view(name, keys))
+        return update_keys(self.spark, self.fmt.route, name, keys, data)
 
     def update(self, table: TableRef, keys: Keys, assignments: dict[str, str]) -> None:
         """The update, its rows found by this configuration's locate route."""
@@ -84,12 +79,6 @@ class Lab:
         last = {k: v for k, v in rounds.last.items() if k in contract.LAST_ROUND} if rounds else {}
         body = {**last, **({"rounds": rounds.records} if rounds else {}), **fields}
         benchmark.extra_info.update(contract.record(scenario, operation, self.header(scenario, operation, param), body))
-
-
-def pa_array(values: list[int]) -> Any:
-    import pyarrow as pa
-
-    return pa.array([int(v) for v in values], pa.int64())
 
 
 def status_update_rounds(benchmark: Any, lab: Lab, name: str, data: Any, keys: list[int], rounds: int,

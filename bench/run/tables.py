@@ -18,7 +18,20 @@ from bench.workload.datagen import PaymentsData, generate_payments
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from bench.formats.base import TableFormat, TableRef
+    from bench.formats.base import Keys, TableFormat, TableRef
+
+
+def update_keys(spark: SparkSession, route: str, name: str, keys: list[int], data: PaymentsData) -> Keys:
+    """The keys an update changes, as literals and as a view; for the index route also a view of the keys with each
+    row's ordering value from the generated ``data`` (a correction feed's rows: Hudi's MERGE takes it from its source)."""
+    from bench.formats.base import INDEX, Keys
+
+    spark.createDataFrame([(int(k),) for k in keys], "txn_id bigint").createOrReplaceTempView(name)
+    ordered = None
+    if route == INDEX:
+        rows = data.read(["txn_id", "created_at"]).to_pandas()
+        spark.createDataFrame(rows[rows.txn_id.isin(keys)]).createOrReplaceTempView(ordered := f"{name}_ordered")
+    return Keys(tuple(int(k) for k in keys), name, ordered)
 
 
 @dataclass
@@ -99,17 +112,10 @@ class TableStates:
         paths (deletion vectors, delete files, logs) outside any measurement: once per configuration."""
         if (fmt.config_id, fmt.route) in self._warm or not self.warm_up_enabled:
             return
-        from bench.formats.base import INDEX, Keys
-
         with LEDGER.spend(WARM_UP):
             data = generate_payments(self.workspace.data_dir, 2, 1, 200, self.seed, progress=None)
             table = self.fresh_table(spark, fmt, fmt.table_name("warmup"), data)
-            key = data.hotfix_keys(3)[0]
-            spark.createDataFrame([(key,)], "txn_id bigint").createOrReplaceTempView("warmup_keys")
-            ordered = None
-            if fmt.route == INDEX:  # an indexed MERGE takes each row's ordering value from its source
-                rows = data.read(["txn_id", "created_at"]).to_pandas()
-                spark.createDataFrame(rows[rows.txn_id == key]).createOrReplaceTempView(ordered := "warmup_keys_ordered")
-            fmt.update_keys(spark, table, Keys((key,), "warmup_keys", ordered), {"status": "'WARM'"})  # the route's own path
+            keys = update_keys(spark, fmt.route, "warmup_keys", data.hotfix_keys(3)[:1], data)
+            fmt.update_keys(spark, table, keys, {"status": "'WARM'"})  # the route's own path
             spark.sql(f"SELECT status, count(*) FROM {fmt.relation(spark, table)} GROUP BY status").collect()
         self._warm.add((fmt.config_id, fmt.route))
