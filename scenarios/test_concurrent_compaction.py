@@ -24,6 +24,7 @@ import pytest
 from bench.exceptions import NotSupported
 from bench.formats.base import Setting
 from bench.measure.rounds import verify_rows
+from bench.measure.writers import failure
 from bench.workload import orders
 
 pytestmark = pytest.mark.spark
@@ -33,18 +34,6 @@ RETRIES, MAX_COMPACTIONS = 3, 3
 COMPACTION_OPERATIONS = ("replace", "reorg", "optimize", "compaction")
 HARNESS = Setting("concurrency", "cowmor retries of a batch whose commit lost a conflict", str(RETRIES),
                   "scenarios/test_concurrent_compaction.py")
-
-
-def failure(err: BaseException) -> dict[str, str]:
-    """The exception's class as the engine names it: the JVM class (and its root cause) behind a Py4J error."""
-    java = getattr(err, "java_exception", None)
-    if java is None:
-        return {"class": type(err).__name__, "message": str(err).splitlines()[0][:300] if str(err) else ""}
-    root = java
-    while root.getCause() is not None and root.getCause() is not root:
-        root = root.getCause()
-    return {"class": java.getClass().getName(), "root_cause": root.getClass().getName(),
-            "message": (str(root.getMessage()) or "").splitlines()[0][:300]}
 
 
 @pytest.fixture(scope="module")

@@ -79,9 +79,12 @@ def _local_path(location: str) -> str:
 
 
 def _iceberg_metadata(location: str) -> str:
-    """The table's current metadata file (a Hadoop catalog names it in ``version-hint.text``)."""
+    """The table's current metadata file (a Hadoop catalog names it in ``version-hint.text``; a catalog that keeps the
+    pointer itself, as the JDBC catalog does, is asked for it by the caller, who passes the file as the location)."""
     from bench.core.storage import Files
 
+    if location.endswith(".metadata.json"):
+        return _local_path(location)
     meta = Files.of(location) / "metadata"
     hint = meta / "version-hint.text"
     prefix = _local_path(location) + "/metadata"

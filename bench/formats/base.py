@@ -57,6 +57,33 @@ def key_in_lists(key: str, keys: tuple[int, ...], limit: int) -> str:
     return any_of([f"{key} IN ({', '.join(map(str, ordered[i:i + limit]))})" for i in range(0, len(ordered), limit)])
 
 
+# How several writers coordinate (shared/DESIGN.md, "Several writers"): each family's own default (Iceberg's and Delta's
+# optimistic commits, Hudi's optimistic concurrency control), or Hudi's non-blocking concurrency control, which needs a
+# bucket-indexed MERGE_ON_READ table of its own.
+DEFAULT_CONTROL, NBCC = "default", "nbcc"
+CONTROLS = (DEFAULT_CONTROL, NBCC)
+
+
+@dataclass(frozen=True)
+class Coordinator:
+    """The servers several Spark applications share (started by the run): Iceberg's JDBC catalog (its ``JdbcCatalog``
+    properties) and Hudi's ZooKeeper (host, port)."""
+
+    catalog: dict[str, str] | None = None
+    zookeeper: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One commit (or unfinished attempt) in a table's history, as its own metadata records it."""
+
+    id: str
+    parent: str | None  # the commit it follows (None for the first, or where the format keeps no parent)
+    operation: str
+    by_writer: bool  # a writer's commit, not a table service's (compaction, clustering, clean, OPTIMIZE, rewrite)
+    state: str = "COMPLETED"  # Hudi's REQUESTED / INFLIGHT instants; every Iceberg snapshot and Delta version is COMPLETED
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting the harness chose, with where its name and meaning are documented."""
@@ -203,6 +230,39 @@ class TableFormat(abc.ABC):
     def concurrency_settings(self) -> list[Setting]:
         """Isolation, commit retries and locks that govern two writers (or a writer and compaction) at once."""
         return []
+
+    # --- several writers -----------------------------------------------------------------
+    control: str = DEFAULT_CONTROL
+
+    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
+        """Put this adapter on the catalog and lock that several Spark applications can share, under ``control``;
+        return the Spark session settings every writer's application (and the table service's) applies.
+
+        Raises:
+            NotSupported: the family has no such concurrency control.
+        """
+        if control != DEFAULT_CONTROL:
+            raise NotSupported(f"{self.config_id} has no {control!r} concurrency control (only Hudi MERGE_ON_READ has NBCC)")
+        return []
+
+    def processes_unsupported(self) -> str | None:
+        """Why writers in separate Spark applications (JVMs) are not safe for this configuration here (None: they are)."""
+        return None
+
+    def attach(self, spark: SparkSession, table: TableRef) -> None:
+        """Make a table another application created usable from this one (a catalog entry, a registration)."""
+
+    def drop(self, spark: SparkSession, name: str) -> None:
+        """Forget table ``name`` in a catalog that outlives its folder (the workspace deletes the files)."""
+
+    def table_service(self, spark: SparkSession, table: TableRef) -> str:
+        """The maintenance a team runs beside its writers (compaction, clustering, cleaning); returns what ran."""
+        self.compact(spark, table)
+        return "compaction"
+
+    def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
+        """Every commit the table's metadata holds, oldest first (and Hudi's unfinished instants)."""
+        raise NotSupported(f"{self.config_id} does not list its history here")
 
     # --- verbs ---------------------------------------------------------------------------
     @abc.abstractmethod

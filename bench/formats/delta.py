@@ -6,7 +6,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.formats import delta_log
-from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef, key_equalities
+from bench.formats.base import (
+    DATA,
+    DELETE,
+    METADATA,
+    CommitInfo,
+    HistoryEntry,
+    Setting,
+    SqlMergeVerbs,
+    TableFormat,
+    TableRef,
+    key_equalities,
+)
 from bench.formats.loading import one_task_per_input_file
 
 if TYPE_CHECKING:
@@ -85,6 +96,25 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
         ConcurrentModificationException subclass and is not retried by Delta."""
         return [Setting("concurrency", "delta.isolationLevel", "Serializable (default; the only level OSS 3.3.2 accepts)",
                         "https://github.com/delta-io/delta/blob/v3.3.2/spark/src/main/scala/org/apache/spark/sql/delta/DeltaConfig.scala")]
+
+    def processes_unsupported(self) -> str | None:
+        return ("Delta 3.3.2 has no multi-driver commit coordination that works here: on a local file system its docs "
+                "warn against concurrent writers from several drivers, S3 allows a single driver, and the DynamoDB log store "
+                "takes no endpoint; its writers race inside one Spark application, where its lock holds")
+
+    def table_service(self, spark: SparkSession, table: TableRef) -> str:
+        """Deletion vectors: REORG … APPLY (PURGE) (``compact``); copy-on-write: OPTIMIZE (bin-pack small files).
+        VACUUM is not run: the race's history and time travel are checked afterwards."""
+        if self.merges_on_read:
+            self.compact(spark, table)
+            return "REORG PURGE"
+        spark.sql(f"OPTIMIZE {self._ident(table)}")
+        return "OPTIMIZE"
+
+    def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
+        """Every commit in ``_delta_log``; an OPTIMIZE or a REORG is the table service's."""
+        return [HistoryEntry(str(c.version), str(c.version - 1) if c.version else None, c.operation or "",
+                             (c.operation or "") not in ("OPTIMIZE", "REORG")) for c in delta_log.commits_since(table.location, None)]
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""

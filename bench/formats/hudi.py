@@ -7,7 +7,22 @@ from typing import TYPE_CHECKING
 
 from bench.exceptions import NotSupported
 from bench.formats import hudi_timeline
-from bench.formats.base import DATA, INDEX, LOG, METADATA, PRUNED, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
+from bench.formats.base import (
+    DATA,
+    DEFAULT_CONTROL,
+    INDEX,
+    LOG,
+    METADATA,
+    NBCC,
+    PRUNED,
+    CommitInfo,
+    Coordinator,
+    HistoryEntry,
+    Setting,
+    SqlMergeVerbs,
+    TableFormat,
+    TableRef,
+)
 from bench.formats.loading import one_task_per_input_file
 
 if TYPE_CHECKING:
@@ -26,6 +41,14 @@ SRC_DATASOURCE = SRC + "hudi-spark-datasource/hudi-spark-common/src/main/scala/o
 SRC_STORAGE_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/HoodieStorageConfig.java"
 SRC_METADATA_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/HoodieMetadataConfig.java"
 DOC_INDEXES = "https://hudi.apache.org/docs/indexes"
+DOC_CONCURRENCY = "https://hudi.apache.org/docs/concurrency_control"
+SRC_ZK_PROVIDER = SRC + ("hudi-client/hudi-client-common/src/main/java/org/apache/hudi/client/transaction/lock/"
+                         "BaseZookeeperBasedLockProvider.java")
+SRC_LOCK_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/LockConfiguration.java"
+SRC_CLEAN_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieCleanConfig.java"
+SRC_WRITE_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieWriteConfig.java"
+# what a writer's commit is on the timeline (a compaction completes as a ``commit`` too: told apart by its plan)
+WRITER_ACTIONS = ("commit", "deltacommit")
 
 
 class WriteOptions:
@@ -99,8 +122,75 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             # batch MoR writes turn inline compaction ON unless told otherwise (shared/DESIGN.md)
             s.append(Setting("write", "hoodie.compact.inline", "false", DOC_COMPACTION))
             s.append(Setting("compaction", "hoodie.compact.inline.max.delta.commits", "1", DOC_COMPACTION))
-        routed = {r.key for r in self.route_settings()}
-        return [x for x in s if x.key not in routed] + self.route_settings()
+        chosen = self.route_settings() + self.control_settings()
+        routed = {r.key for r in chosen}
+        return [x for x in s if x.key not in routed] + chosen
+
+    def control_settings(self) -> list[Setting]:
+        """NBCC's table: the simple bucket index (a key's file group is its hash; NBCC needs it), one bucket per
+        base file of a day, hashed on the key (shared/DESIGN.md, "Several writers")."""
+        if self.control != NBCC:
+            return []
+        return [Setting("write", "hoodie.index.type", "BUCKET", SRC_INDEX_CONFIG),
+                Setting("write", "hoodie.index.bucket.engine", "SIMPLE", SRC_INDEX_CONFIG),
+                Setting("write", "hoodie.bucket.index.hash.field", "txn_id", SRC_INDEX_CONFIG),
+                Setting("write", "hoodie.bucket.index.num.buckets", str(self.buckets), SRC_INDEX_CONFIG)]
+
+    buckets = 4
+
+    def table_name(self, name: str) -> str:
+        """NBCC's bucket-indexed table is a table of its own, as a route's is."""
+        return super().table_name(name) + ("_nbcc" if self.control == NBCC else "")
+
+    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
+        """ZooKeeper's lock for optimistic concurrency control (OCC), or for non-blocking concurrency control (NBCC:
+        MERGE_ON_READ with the simple bucket index); failed writes cleaned lazily, as several writers require; writer
+        heartbeats short enough that the final clean rolls back a killed or failed writer within the race's check."""
+        if control not in (DEFAULT_CONTROL, NBCC):
+            super().several_writers(coordinator, control)
+        if control == NBCC and self.mode != "mor":
+            raise NotSupported(f"{self.config_id}: NBCC needs a MERGE_ON_READ table (Hudi's docs, concurrency control)")
+        if coordinator.zookeeper is None:
+            raise NotSupported(f"{self.config_id}: several applications need a lock they share (ZooKeeper)")
+        self.control = control
+        host, port = coordinator.zookeeper
+        mode = "NON_BLOCKING_CONCURRENCY_CONTROL" if control == NBCC else "OPTIMISTIC_CONCURRENCY_CONTROL"
+        return [
+            Setting("concurrency", "hoodie.write.concurrency.mode", mode, SRC_WRITE_CONFIG),
+            Setting("concurrency", "hoodie.write.lock.provider",
+                    "org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider", DOC_CONCURRENCY),
+            # 1.1.1 connects to the url alone (BaseZookeeperBasedLockProvider: connectString(url)); the port key is kept
+            # for older readers of the setting but is not used, so the url carries host:port
+            Setting("concurrency", "hoodie.write.lock.zookeeper.url", f"{host}:{port}", SRC_ZK_PROVIDER),
+            Setting("concurrency", "hoodie.write.lock.zookeeper.port", str(port), SRC_LOCK_CONFIG),
+            Setting("concurrency", "hoodie.write.lock.zookeeper.base_path", "/cowmor_locks", SRC_LOCK_CONFIG),
+            Setting("concurrency", "hoodie.write.lock.zookeeper.lock_key", self.config_id + "_" + control, SRC_LOCK_CONFIG),
+            Setting("concurrency", "hoodie.clean.failed.writes.policy", "LAZY", SRC_CLEAN_CONFIG),
+            Setting("concurrency", "hoodie.write.num.retries.on.conflict.failures", "0", SRC_WRITE_CONFIG),
+            Setting("concurrency", "hoodie.client.heartbeat.interval_in_ms", "2000", SRC_WRITE_CONFIG),
+            Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", "2", SRC_WRITE_CONFIG),
+        ]
+
+    def attach(self, spark: SparkSession, table: TableRef) -> None:
+        """The session-catalog table over the path, which Hudi's SQL DML needs in every application."""
+        self._register(spark, table)
+
+    def table_service(self, spark: SparkSession, table: TableRef) -> str:
+        """MERGE_ON_READ: compaction, then a clean; COPY_ON_WRITE: a clean (which also rolls back failed writes, lazily)."""
+        ran = []
+        self._sql_write_settings(spark)  # the table's index settings (NBCC's bucket index) reach the service too
+        if self.merges_on_read:
+            self.compact(spark, table)
+            ran.append("compaction")
+        spark.sql(f"CALL run_clean(table => '{self.sql_name(table)}')")
+        return " + ".join(ran + ["clean"])
+
+    def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
+        """The active timeline's instants, oldest first; a write that is not a compaction is a writer's."""
+        compactions = hudi_timeline.compaction_instants(table.location)
+        latest = {i.requested: i for i in hudi_timeline.instants(table.location)}  # sorted: each instant's last state wins
+        return [HistoryEntry(i.requested, None, i.action, i.action in WRITER_ACTIONS and i.requested not in compactions,
+                             i.state) for i in latest.values()]
 
     def route_settings(self) -> list[Setting]:
         """``pruned``: the key's min/max per file in the metadata table's column-stats index, which the SQL UPDATE's read
@@ -172,6 +262,13 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         for s in settings:
             spark.conf.set(s.key, s.value)
 
+    def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
+        """Hudi's ``delete`` write operation with the stored rows of the keys (key, partition and ordering value as
+        stored). Tried on 1.1.1 MERGE_ON_READ: ``MERGE … WHEN MATCHED THEN DELETE`` committed and left the rows in place,
+        and a SQL ``DELETE`` with literal keys failed (HoodieAppendHandle found no write schema)."""
+        rows = spark.sql(f"SELECT t.* FROM {self.relation(spark, table)} t JOIN {keys_view} k ON t.{table.key} = k.{table.key}")
+        self._write(table, rows.drop(*[c for c in rows.columns if c.startswith("_hoodie_")]), "delete")
+
     def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
         self._sql_write_settings(spark)
         super()._merge(spark, table, source_view, action)
@@ -196,13 +293,13 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
                            "upsert; the event-time guard is Iceberg's and Delta's strategy")
 
     def concurrency_settings(self) -> list[Setting]:
-        """Optimistic concurrency control with the in-process lock provider (writers and table services in one
+        """(One application: ``concurrent_compaction``.) Optimistic concurrency control with the in-process lock provider (writers and table services in one
         Spark application); failed writes are cleaned lazily, as OCC requires."""
         doc = "https://hudi.apache.org/docs/concurrency_control"
         return [Setting("concurrency", "hoodie.write.concurrency.mode", "optimistic_concurrency_control", doc),
                 Setting("concurrency", "hoodie.write.lock.provider",
                         "org.apache.hudi.client.transaction.lock.InProcessLockProvider", doc),
-                Setting("concurrency", "hoodie.cleaner.policy.failed.writes", "LAZY", doc)]
+                Setting("concurrency", "hoodie.clean.failed.writes.policy", "LAZY", SRC_CLEAN_CONFIG)]
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """Schedule and execute a compaction plan over every file slice with logs (MoR only)."""

@@ -6,13 +6,30 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.formats.base import DATA, DELETE, METADATA, CommitInfo, Setting, SqlMergeVerbs, TableFormat, TableRef
+from bench.exceptions import NotSupported
+from bench.formats.base import (
+    DATA,
+    DEFAULT_CONTROL,
+    DELETE,
+    METADATA,
+    CommitInfo,
+    Coordinator,
+    HistoryEntry,
+    Setting,
+    SqlMergeVerbs,
+    TableFormat,
+    TableRef,
+)
 from bench.formats.loading import one_task_per_input_file
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 CATALOG, NAMESPACE = "cowmor", "bench"
+# the catalog several Spark applications share (Iceberg's JdbcCatalog: a commit is a compare-and-set of the table's
+# metadata pointer in the database); the Hadoop catalog's lock lives in one JVM only
+JDBC_CATALOG = "cowmor_jdbc"
+DOC_JDBC = "https://iceberg.apache.org/docs/1.10.0/jdbc/"
 DOC_SPARK = "https://iceberg.apache.org/docs/1.10.0/spark-configuration/"
 DOC_TABLE = "https://iceberg.apache.org/docs/1.10.0/configuration/#write-properties"
 DOC_WRITE_OPTIONS = "https://iceberg.apache.org/docs/1.10.0/spark-configuration/#write-options"
@@ -52,6 +69,7 @@ def _io_properties() -> dict[str, str]:
 class IcebergFormat(SqlMergeVerbs, TableFormat):
     family = "iceberg"
     modes = tuple(MODES)
+    catalog = CATALOG  # JDBC_CATALOG once ``several_writers`` moved the adapter there
 
     @classmethod
     def spark_settings(cls, warehouse: Path) -> list[Setting]:
@@ -84,16 +102,58 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         ]
 
     def _ident(self, name: str) -> str:
-        return f"{CATALOG}.{NAMESPACE}.{name}"
+        return f"{self.catalog}.{NAMESPACE}.{name}"
 
     def location(self, name: str) -> str:
+        if self.catalog == JDBC_CATALOG:  # JdbcCatalog's default location: <warehouse>/<namespace>/<table>
+            return f"{self.warehouse}/iceberg_jdbc/{NAMESPACE}/{name}"
         return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
+
+    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
+        """The JDBC catalog (on the run's PostgreSQL): Spark settings of a catalog named ``cowmor_jdbc``."""
+        super().several_writers(coordinator, control)
+        if coordinator.catalog is None:
+            raise NotSupported(f"{self.config_id}: several applications need a shared catalog (PostgreSQL for the JDBC catalog)")
+        self.catalog = JDBC_CATALOG
+        prefix = f"spark.sql.catalog.{JDBC_CATALOG}"
+        props = {**coordinator.catalog, "warehouse": f"{self.warehouse}/iceberg_jdbc", "cache-enabled": "false"}
+        return [Setting("spark", prefix, "org.apache.iceberg.spark.SparkCatalog", DOC_SPARK)] + \
+            [Setting("spark", f"{prefix}.{k}", v, DOC_JDBC) for k, v in props.items()]
+
+    def drop(self, spark: SparkSession, name: str) -> None:
+        """The JDBC catalog's row for the table (its folder is the workspace's to delete); the Hadoop catalog keeps
+        nothing outside the folder."""
+        if self.catalog == JDBC_CATALOG:
+            spark.sql(f"DROP TABLE IF EXISTS {self._ident(name)}")
+
+    def table_service(self, spark: SparkSession, table: TableRef) -> str:
+        """Merge-on-read: the compaction (``compact``). Copy-on-write: ``rewrite_data_files`` with its defaults (bin-pack
+        the small files). Snapshots are not expired: the race's history is checked afterwards."""
+        if self.merges_on_read:
+            self.compact(spark, table)
+            return "rewrite_data_files + rewrite_position_delete_files" if MODES[self.mode][0] == "2" else "rewrite_data_files"
+        spark.sql(f"CALL {self.catalog}.system.rewrite_data_files(table => '{NAMESPACE}.{table.name}')")
+        return "rewrite_data_files (bin-pack)"
+
+    def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
+        """The ``snapshots`` metadata table, oldest first; a rewrite (``replace``) is the table service's."""
+        rows = spark.sql(f"SELECT snapshot_id, parent_id, operation FROM {self._ident(table.name)}.snapshots "
+                         "ORDER BY committed_at, snapshot_id").collect()
+        return [HistoryEntry(str(r["snapshot_id"]), None if r["parent_id"] is None else str(r["parent_id"]),
+                             r["operation"], r["operation"] != "replace") for r in rows]
+
+    def current_metadata(self, spark: SparkSession, table: TableRef) -> str:
+        """The table's current metadata file (a JDBC table has no ``version-hint.text`` for other engines to follow)."""
+        return spark.sql(f"SELECT file FROM {self._ident(table.name)}.metadata_log_entries "
+                         "ORDER BY timestamp DESC LIMIT 1").collect()[0][0]
 
     def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
                ordering: str) -> TableRef:
         settings = self.table_settings()
         props = ", ".join(f"'{s.key}'='{s.value}'" for s in settings if s.scope == "table")
         ddl = data._jdf.schema().toDDL()
+        if self.catalog == JDBC_CATALOG:  # a JDBC catalog creates tables only in a namespace it knows
+            spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {self.catalog}.{NAMESPACE}")
         spark.sql(f"CREATE TABLE {self._ident(name)} ({ddl}) USING iceberg PARTITIONED BY ({partition_by}) "
                   f"TBLPROPERTIES ({props})")
         writer = data.writeTo(self._ident(name))
@@ -123,10 +183,10 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         if not self.merges_on_read:
             super().compact(spark, table)
         name = f"{NAMESPACE}.{table.name}"
-        spark.sql(f"CALL {CATALOG}.system.rewrite_data_files(table => '{name}', "
+        spark.sql(f"CALL {self.catalog}.system.rewrite_data_files(table => '{name}', "
                   "options => map('delete-file-threshold', '1', 'min-file-size-bytes', '0'))")
         if MODES[self.mode][0] == "2":
-            spark.sql(f"CALL {CATALOG}.system.rewrite_position_delete_files(table => '{name}', "
+            spark.sql(f"CALL {self.catalog}.system.rewrite_position_delete_files(table => '{name}', "
                       "options => map('rewrite-all', 'true'))")
 
     def relation(self, spark: SparkSession, table: TableRef, mode: str = "snapshot") -> str:

@@ -21,7 +21,7 @@ from bench.report.costmodel import SEED_PROFILES, costs_of, parse_profile
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.model import UserTable
-from bench.report.sections import concurrency, growth
+from bench.report.sections import concurrency, growth, writers
 from bench.report.sections import engines as engine_view
 from bench.report.sections import locate as locate_view
 from bench.report.sections.break_even import section_break_even
@@ -85,7 +85,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     samples = confidence.samples_of(run, reads)
     breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out, run.matrix, run) if costs else (_note("nothing to model"), pd.DataFrame())
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
-                          + concurrency.claims(run))
+                          + concurrency.claims(run) + writers.claims(run))
     located = locate_mod.located(run)
     verdict_rows = pd.DataFrame(verdicts(run, ops, costs, recs)) if not ops.empty else pd.DataFrame()
     csv = pd.concat([ops.assign(kind="operation"), all_reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
@@ -107,6 +107,9 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     ]
     if located:  # updates that recorded how they found their rows (runs before the routes existed have none)
         sections.insert(2, ("locate", "Finding the rows", locate_view.section(located, locate_mod.ratios(located, run.matrix))))
+    several = writers.section(run, out)
+    if several:
+        sections.insert(len(sections) - 3, ("writers", "Several writers", several))
     storage = section_storage(runs, out)
     if storage:
         sections.insert(3, ("storage", "Storage: local disk and object store", storage))

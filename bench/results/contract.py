@@ -47,6 +47,8 @@ SCENARIO_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
                               "reads_before", "reads_after", "compaction", "reads_after_compaction", "answers_verified"),
     ("late_arrivals", "sequence"): ("strategies", "answers_verified"),
     ("concurrent_compaction", "sequence"): ("batches", "compactions", "commits_attempted", "commits_succeeded"),
+    ("several_writers", "race"): ("writers", "overlap", "kind", "control", "per_writer", "batches_committed",
+                                  "committed_rows_per_s", "invariants", "violations"),
 }
 
 BASELINE_ROUTE = "join"  # the route every record without one took (a MERGE / IN (SELECT …) from a keys table)
@@ -122,6 +124,13 @@ SPECS: dict[tuple[str, str], Spec] = {
          "compaction_committed": bool, "upsert_alone_p50_s": (float, type(None)), "upsert_racing_p50_s": (float, type(None)),
          "concurrent_wall_s": (float, int, type(None)), "concurrency_settings": list, "row_count": int,
          "rows_changed_verified": int}),
+    ("several_writers", "race"): Spec(
+        {"writers": int, "overlap": str, "kind": str, "control": str, "coordination": dict, "per_writer": list,
+         "batches": list, "batches_attempted": int, "batches_committed": int, "batches_failed": int,
+         "commit_attempts": int, "conflicts": int, "conflict_rate": NUMBER, "retries": int, "conflict_classes": dict,
+         "rows_committed": int, "committed_rows_per_s": NUMBER, "race_wall_s": NUMBER, "startup_s": NUMBER,
+         "services": list, "services_committed": int, "services_failed": int, "writer_errors": list,
+         "invariants": dict, "violations": list, "keys_touched": int, "keys_deleted": int}),
 }
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import CowmorError
-from bench.run.daemons import group_alive, spawn
+from bench.run.daemons import free_port, group_alive, spawn
 from bench.run.daemons import stop as stop_daemon
 
 __all__ = ["StandaloneCluster", "group_alive", "free_port", "spark_home"]
@@ -25,12 +25,6 @@ def spark_home() -> Path:
     from pyspark.find_spark_home import _find_spark_home
 
     return Path(_find_spark_home())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:

@@ -13,6 +13,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -22,17 +23,40 @@ PID_DIR = Path(tempfile.gettempdir()) / f"cowmor-daemons-{os.getuid()}"
 PR_SET_PDEATHSIG = 1
 
 
+def free_port() -> int:
+    """A TCP port on loopback nobody listens on now (a server the run starts takes it next)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _die_with_parent() -> None:  # runs in the child between fork and exec
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
-    """Start ``cmd`` as a daemon of this process: its own process group, killed if this process dies, recorded."""
+def become(user: str | None):
+    """What the child runs between fork and exec: drop to ``user`` (a server that refuses root, as PostgreSQL does,
+    run by root in CI), then ask for the parent-death signal (a change of user clears it, so it comes after)."""
+    def preexec() -> None:
+        if user is not None:
+            import pwd
+
+            entry = pwd.getpwnam(user)
+            os.setgroups([])
+            os.setgid(entry.pw_gid)
+            os.setuid(entry.pw_uid)
+        _die_with_parent()
+    return preexec
+
+
+def spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None, user: str | None = None) -> subprocess.Popen:
+    """Start ``cmd`` as a daemon of this process: its own process group, killed if this process dies, recorded;
+    as ``user`` where given (the caller is root)."""
     sweep()
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=become(user))
     PID_DIR.mkdir(parents=True, exist_ok=True)
     (PID_DIR / f"{proc.pid}.pid").write_text(f"{os.getpid()}\n")
     return proc

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from bench.engines.base import ReadEngine
     from bench.formats.base import TableFormat, TableRef
     from bench.run.session import BenchSession
+    from bench.run.several import SeveralWriters
     from bench.workload.queries import Query
 
 
@@ -71,6 +72,17 @@ class Lab:
                              progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
         """``status_update_rounds`` for this configuration (the scenarios' entry point: they never import run/)."""
         return status_update_rounds(benchmark, self, name, data, keys, rounds, label=label, progress=progress, status=status)
+
+    def several_writers(self, kind: str, control: str) -> SeveralWriters:
+        """This configuration on the catalog and lock several applications share (``run/several.py``).
+
+        Raises:
+            NotSupported: no such concurrency control, or separate applications are not safe for it here.
+            MissingArtifact: the catalog or lock server cannot be started here.
+        """
+        from bench.run.several import SeveralWriters
+
+        return SeveralWriters.prepare(self, kind, control, self.session.scale.files_per_day)
 
     def record(self, benchmark: Any, scenario: str, operation: str, rounds: Rounds | None = None,
                param: str | None = None, **fields: Any) -> None:

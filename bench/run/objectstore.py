@@ -30,19 +30,13 @@ from urllib.parse import urlparse
 from bench.core.storage import MEASURED_ENDPOINT
 from bench.exceptions import BadOption, MissingArtifact
 from bench.run.artifacts import sha256
-from bench.run.daemons import spawn, stop
+from bench.run.daemons import free_port, spawn, stop
 
 S3A_JARS = ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar")
 S3A_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"
 BUCKET = "warehouse"
 KINDS = ("GET", "PUT", "POST", "LIST", "HEAD", "COPY", "DELETE")
 METRIC = re.compile(r'^SeaweedFS_s3_request_total\{([^}]*)\}\s+([0-9.e+]+)$', re.M)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_for_port(port: int, timeout: float = 60.0) -> None:

@@ -238,6 +238,11 @@ def add_options(addoption: Callable[..., object]) -> None:
     addoption("--s3a-jars", metavar="DIR", type=Path, default=None,
               help="folder with hadoop-aws-3.3.1.jar and aws-java-sdk-bundle-1.11.901.jar (else $COWMOR_S3A_JARS_DIR, "
                    "else Maven org.apache.hadoop:hadoop-aws:3.3.4)")
+    addoption("--catalog-uri", metavar="URL", default=None,
+              help="several writers: your PostgreSQL for Iceberg's JDBC catalog (jdbc:postgresql://host:port/db; PGUSER, "
+                   "PGPASSWORD) instead of the server the run starts")
+    addoption("--zookeeper", metavar="HOST:PORT", default=None,
+              help="several writers: your ZooKeeper for Hudi's lock instead of the server the run starts")
     addoption("--run-id", metavar="ID", type=parse_run_id, default=None,
               help="name of this run's folder, not used before (default: time-scale-random)")
 

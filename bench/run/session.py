@@ -21,9 +21,10 @@ from bench.exceptions import BadOption, MissingArtifact
 from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.measure.rounds import RoundsPlan
 from bench.run import artifacts, objectstore, record
+from bench.run.coordination import Coordination
 from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
 from bench.run.readers import ReadEngines
-from bench.run.spark import SparkApps, SparkOptions, java_version
+from bench.run.spark import SparkApps, SparkOptions, java_version, merge_conf
 from bench.run.tables import TableStates
 from bench.run.workspace import Workspace
 from bench.workload.datagen import PaymentsData, generate_payments
@@ -74,8 +75,10 @@ class BenchSession:
     java: int | None = None
     object_store: objectstore.ObjectStore | None = None
     interrupted: str | None = None  # the signal that stopped the run early (SIGINT, SIGTERM, SIGHUP)
+    coordination: Coordination | None = None  # several writers' catalog and lock servers, started on first use
 
     def __post_init__(self) -> None:
+        self.coordination = self.coordination or Coordination(self.results_dir / ".servers", self.jars_dir)
         self.apps = SparkApps(self.spark_options)
         self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
         self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up))
@@ -124,7 +127,9 @@ class BenchSession:
                    workspace=workspace, results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
                    engine_names=select_engines(ns.engines), routes=str(getattr(ns, "routes", "join")).split(","),
-                   rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci))
+                   rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci),
+                   coordination=Coordination(Path(ns.results_dir) / ".servers", ns.jars_dir,
+                                             getattr(ns, "catalog_uri", None), getattr(ns, "zookeeper", None)))
 
     # --- where things go -----------------------------------------------------------------
     @property
@@ -165,9 +170,18 @@ class BenchSession:
             self.java = java_version()
         resolution = self.resolution(family)
         conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
+        conf = merge_conf(conf | resolution.spark_conf(), self._shared_catalog_driver(family))
         starting = self.apps.family != family
         with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
-            return self.apps.get(family, conf | resolution.spark_conf())
+            return self.apps.get(family, conf)
+
+    def _shared_catalog_driver(self, family: str) -> dict[str, str]:
+        """Iceberg's application carries the PostgreSQL JDBC driver where it is on disk (a JDBC driver must be on the
+        classpath when the JVM starts), so several writers can use the JDBC catalog; it changes nothing else."""
+        if family != "iceberg" or self.coordination is None:
+            return {}
+        driver = self.coordination.driver()
+        return {} if "maven" in driver else {"spark.jars": ",".join(driver)}
 
     # --- the record ----------------------------------------------------------------------
     def environment(self) -> dict[str, Any]:
@@ -177,6 +191,8 @@ class BenchSession:
         """Stop everything the run started: Spark, the read engines, the object-store server."""
         self.apps.stop()
         self.readers.close()
+        if self.coordination is not None:
+            self.coordination.stop()
         if self.object_store is not None:
             self.object_store.stop()
 

@@ -131,6 +131,12 @@ class PaymentsData(TableShape):
         root = Files.of(self.path)
         return pq.read_table([(root / p.rsplit("/", 1)[1]).path for p in self.files], columns=columns, filesystem=root.fs)
 
+    def keys_by_file(self) -> list[list[int]]:
+        """Each file's txn_ids, sorted, files in day order (a table loaded one file per input file has these files)."""
+        root = Files.of(self.path)
+        return [sorted(pq.read_table((root / p.rsplit("/", 1)[1]).path, columns=["txn_id"], filesystem=root.fs)
+                       .column(0).to_pylist()) for p in self.files]
+
     def hotfix_keys(self, n: int) -> list[int]:
         """``n`` txn_ids drawn uniformly over the whole table, so they scatter over the files."""
         rng = np.random.default_rng([self.seed, 1])

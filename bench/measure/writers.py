@@ -1,0 +1,60 @@
+"""One writer's batches of updates, each attempt recorded as it ends (several writers run this side by side).
+
+Every batch adds 1 to ``amount`` and stamps ``notes`` with the batch's tag on its keys, found by literal keys the
+format's statistics prune by. The increment makes every applied batch visible in the data (a lost update or one
+applied twice changes the sum), the tag says which batch wrote a row last. A batch whose commit fails is retried
+``retries`` times; each failure keeps the engine's exception class.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from bench.formats.base import TableFormat, TableRef
+
+INCREMENT = {"amount": "amount + 1"}
+
+
+def failure(err: BaseException) -> dict[str, str]:
+    """The exception's class as the engine names it: the JVM class (and its root cause) behind a Py4J error."""
+    java = getattr(err, "java_exception", None)
+    if java is None:
+        return {"class": type(err).__name__, "message": str(err).splitlines()[0][:300] if str(err) else ""}
+    root = java
+    while root.getCause() is not None and root.getCause() is not root:
+        root = root.getCause()
+    return {"class": java.getClass().getName(), "root_cause": root.getClass().getName(),
+            "message": (str(root.getMessage()) or "").splitlines()[0][:300]}
+
+
+def tag(writer: int, batch: int) -> str:
+    return f"w{writer}b{batch}"
+
+
+def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: int, batches: list[list[int]],
+                retries: int, emit: Callable[[dict[str, Any]], None]) -> None:
+    """Run ``batches`` in order; ``emit`` each batch's record as soon as it is committed or given up."""
+    for number, keys in enumerate(batches):
+        label = tag(writer, number)
+        record: dict[str, Any] = {"writer": writer, "batch": number, "tag": label, "keys": [int(k) for k in keys],
+                                  "attempts": 0, "failures": [], "started_at": time.time()}
+        predicate = fmt.pruning_predicate(table.key, tuple(int(k) for k in keys))
+        while record["attempts"] <= retries:
+            record["attempts"] += 1
+            attempt_start, clock = time.time(), time.perf_counter()
+            try:
+                fmt.update_where(spark, table, predicate, {**INCREMENT, "notes": f"'{label}'"})
+            except Exception as err:  # noqa: BLE001 - a lost conflict is the finding: recorded, then retried
+                record["failures"].append({**failure(err), "seconds": time.perf_counter() - clock})
+                continue
+            record.update(committed=True, attempt_started_at=attempt_start, ended_at=time.time(),
+                          seconds=time.perf_counter() - clock)
+            break
+        else:
+            record.update(committed=False, ended_at=time.time())
+        emit(record)

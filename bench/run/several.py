@@ -1,0 +1,178 @@
+"""The several-writers steps a scenario asks for: the shared catalog and lock, the table, the race, the checks.
+
+Scenarios reach this through ``Lab.several_writers`` (they never import run/). Writers find their rows by literal
+keys (the ``pruned`` route), so a writer reads what its keys' files hold, not the whole table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bench.exceptions import NotSupported
+from bench.formats.base import INDEX, PRUNED, Coordinator
+from bench.measure import invariants
+from bench.run.race import PROCESSES, RaceResult, race
+from bench.run.tables import update_keys
+
+if TYPE_CHECKING:
+    from bench.formats.base import Setting, TableFormat, TableRef
+    from bench.run.lab import Lab
+    from bench.workload.contention import Contention
+    from bench.workload.datagen import PaymentsData
+
+RETRIES = 2  # the harness's retries of a batch whose commit failed (as a job scheduler would retry it)
+HEARTBEAT_EXPIRY_S = 6.0  # Hudi: 2 missed 2-second heartbeats mark a failed writer's instant for the lazy rollback
+
+
+@dataclass
+class SeveralWriters:
+    """One configuration made safe for several writers: its adapter on the shared catalog / lock, the settings
+    every writer's application applies."""
+
+    lab: Lab
+    fmt: TableFormat
+    kind: str
+    control: str
+    coordinator: Coordinator
+    settings: list[Setting]
+
+    @classmethod
+    def prepare(cls, lab: Lab, kind: str, control: str, buckets: int) -> SeveralWriters:
+        """Raises:
+            NotSupported: the configuration has no such control, or writers in separate applications are not safe.
+            MissingArtifact: the catalog or lock server cannot be started here.
+        """
+        fmt = lab.session.adapter(lab.fmt.config_id, route=PRUNED)
+        reason = fmt.processes_unsupported() if kind == PROCESSES else None
+        if reason:
+            raise NotSupported(reason)
+        fmt.buckets = buckets  # type: ignore[attr-defined]  # Hudi NBCC's bucket count (one per file of a day)
+        coordination = lab.session.coordination
+        assert coordination is not None
+        coordinator = Coordinator(
+            catalog=coordination.catalog().iceberg_properties() if fmt.family == "iceberg" else None,
+            zookeeper=(coordination.lock().host, coordination.lock().port) if fmt.family == "hudi" else None)
+        settings = fmt.several_writers(coordinator, control)
+        return cls(lab, fmt, kind, control, coordinator, settings)
+
+    def record(self) -> dict[str, Any]:
+        """What coordinated the writers (recorded with the race)."""
+        coordination = self.lab.session.coordination
+        return {"kind": self.kind, "control": self.control, "settings": [vars(s) for s in self.settings],
+                "servers": coordination.record() if coordination else {}}
+
+    def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, int]:
+        """A fresh table from the base data, the ``contention``'s deleted keys deleted; also how long its history is."""
+        spark, fmt = self.lab.spark, self.fmt
+        for s in self.settings:  # the table is made by one writer, as a team's first load is
+            spark.conf.unset(s.key)
+        name = fmt.table_name(name)
+        fmt.drop(spark, name)
+        table = self.lab.session.tables.fresh_table(spark, fmt, name, data)
+        deleted = update_keys(spark, INDEX, "race_deleted", contention.deleted, data)
+        fmt.delete(spark, table, deleted.ordered_view or deleted.view)
+        left = spark.sql(f"SELECT COUNT(*) FROM {fmt.relation(spark, table)} WHERE {table.key} IN "
+                         f"({', '.join(map(str, contention.deleted))})").collect()[0][0]
+        if left:
+            raise RuntimeError(f"{fmt.config_id}: {left} of the {len(contention.deleted)} keys deleted before the race are still there")
+        for s in self.settings:  # from here on, the run's application is one of several (its table service)
+            spark.conf.set(s.key, s.value)
+        return table, len(fmt.history(spark, table))
+
+    def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
+        work = self.lab.session.run_dir / "writers" / f"{self.fmt.config_id}-{self.control}-{self.kind}"
+        return race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
+                    RETRIES, work, progress)
+
+    def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
+              history_before: int) -> dict[str, Any]:
+        """The invariants on every engine, the answer before and after a last table service, and the history."""
+        spark, fmt = self.lab.spark, self.fmt
+        if self.fmt.family == "hudi" and any(b["failures"] for b in result.batches):
+            time.sleep(HEARTBEAT_EXPIRY_S)  # let the failed writers' heartbeats expire, so the last clean rolls them back
+        keys = sorted(set(contention.touched) | set(contention.deleted))
+        frame = data.read(["txn_id", "amount", "notes"]).to_pandas()
+        base = {int(r.txn_id): (Decimal(r.amount), r.notes) for r in frame[frame.txn_id.isin(keys)].itertuples()}
+        rule = invariants.EVENT_TIME if self.control == "nbcc" else invariants.SERIALIZABLE
+        expected_rows = len(frame) - len(contention.deleted)
+        by_engine: dict[str, Any] = {}
+        reference = self.lab.engines[0].name
+        before = self._state(self.lab.engines[0], table, keys)
+        try:
+            service = fmt.table_service(spark, table)
+        except NotSupported as why:
+            service = f"not applicable: {why}"
+        states = {}
+        for engine in self.lab.engines:
+            try:
+                states[engine.name] = state = self._state(engine, table, keys)
+            except Exception as err:  # noqa: BLE001 - an engine that cannot read this table is recorded, not a result
+                by_engine[engine.name] = {"read": f"unsupported: {type(err).__name__}: {str(err).splitlines()[0][:200]}"}
+                continue
+            checks = {**invariants.check_rows(base, state["rows"], result.batches, set(contention.deleted), rule),
+                      **invariants.check_counts(state["row_count"], state["distinct_keys"], expected_rows)}
+            by_engine[engine.name] = {"read": "reads", "checks": checks}
+        history = invariants.check_history(fmt.history(spark, table), history_before,
+                                           sum(bool(b.get("committed")) for b in result.batches))
+        history["answer_unchanged_by_the_last_service"] = invariants.verdict(
+            [] if states.get(reference) == before else [f"the rows changed across {service}"])
+        failed = [f"{engine}: {line}" for engine, e in by_engine.items() if "checks" in e
+                  for line in invariants.violations(e["checks"])] + invariants.violations(history)
+        return {"engines": by_engine, "history": history, "last_service": service, "violations": failed, "rule": rule}
+
+    def _state(self, engine: Any, table: TableRef, keys: list[int]) -> dict[str, Any]:
+        """The rows of ``keys`` and the table's row and key counts, as ``engine`` reads the table now."""
+        fmt, target = self.fmt, table
+        if fmt.family == "iceberg" and engine.name != "spark":  # a JDBC table: the catalog names its metadata file
+            target = dataclasses.replace(table, location=fmt.current_metadata(self.lab.spark, table))  # type: ignore[attr-defined]
+        listed = ", ".join(map(str, keys))
+        rows = engine.query(fmt, target, f"SELECT txn_id, amount, notes FROM {{table}} WHERE txn_id IN ({listed})", "snapshot")
+        counts = engine.query(fmt, target, "SELECT COUNT(*), COUNT(DISTINCT txn_id) FROM {table}", "snapshot")[0]
+        return {"rows": {int(k): (Decimal(str(a)), n) for k, a, n in rows},
+                "row_count": int(counts[0]), "distinct_keys": int(counts[1])}
+
+
+    @staticmethod
+    def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
+        """The race's figures per writer and in all (``summarize``)."""
+        return summarize(result, writers)
+
+
+def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
+    """Per writer and in all: batches attempted, committed, failed by conflict (by exception class), retried, the
+    time to commit, committed rows per second of the race."""
+    per_writer = []
+    for w in range(writers):
+        mine = [b for b in result.batches if b["writer"] == w]
+        committed = [b for b in mine if b.get("committed")]
+        rows = sum(len(b["keys"]) for b in committed)
+        per_writer.append({"writer": w, "batches_attempted": len(mine), "batches_committed": len(committed),
+                           "batches_failed": len(mine) - len(committed),
+                           "conflicts": sum(len(b["failures"]) for b in mine),
+                           "retries": sum(b["attempts"] - 1 for b in mine),
+                           "commit_seconds_median": float(np.median([b["seconds"] for b in committed])) if committed else None,
+                           "rows_committed": rows})
+    classes: dict[str, int] = {}
+    for b in result.batches:
+        for f in b["failures"]:
+            name = f.get("root_cause") or f["class"]
+            classes[name] = classes.get(name, 0) + 1
+    committed_rows = sum(p["rows_committed"] for p in per_writer)
+    attempts = sum(b["attempts"] for b in result.batches)
+    return {"per_writer": per_writer, "batches_attempted": sum(p["batches_attempted"] for p in per_writer),
+            "batches_committed": sum(p["batches_committed"] for p in per_writer),
+            "batches_failed": sum(p["batches_failed"] for p in per_writer), "commit_attempts": attempts,
+            "conflicts": sum(p["conflicts"] for p in per_writer), "conflict_rate": (sum(p["conflicts"] for p in per_writer) / attempts) if attempts else 0.0,
+            "retries": sum(p["retries"] for p in per_writer), "conflict_classes": classes,
+            "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,
+            "race_wall_s": result.wall_s, "startup_s": result.startup_s,
+            "services": result.services, "services_committed": sum(bool(s.get("committed")) for s in result.services),
+            "services_failed": sum(not s.get("committed") and "not_applicable" not in s for s in result.services),
+            "writer_errors": result.writer_errors}

@@ -1,0 +1,90 @@
+"""The several-writers scenario's pure parts: who writes which keys, and the invariants judged after a race."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from bench.formats.base import HistoryEntry
+from bench.measure import invariants
+from bench.workload.contention import DISJOINT_FILES, SAME_KEYS, SHARED_FILES, plan
+
+FILES = [[day * 1000 + f * 100 + k for k in range(40)] for day in range(4) for f in range(2)]  # 4 days x 2 files
+
+
+def _files_of(keys):
+    return {k // 100 for k in keys}
+
+
+def test_disjoint_files_never_share_a_file_and_shared_files_never_share_a_key():
+    disjoint = plan(FILES, 2, 2, 3, 4, 2, DISJOINT_FILES)
+    files = [set().union(*(_files_of(b) for b in w)) for w in disjoint.batches]
+    assert files[0] and files[1] and not files[0] & files[1]
+    shared = plan(FILES, 2, 2, 3, 4, 2, SHARED_FILES)
+    keys = [set().union(*map(set, w)) for w in shared.batches]
+    assert not keys[0] & keys[1]
+    assert [_files_of(b) for b in shared.batches[0]] == [_files_of(b) for b in shared.batches[1]]
+    same = plan(FILES, 2, 2, 3, 4, 2, SAME_KEYS)
+    assert same.batches[0] == same.batches[1]
+
+
+@pytest.mark.parametrize("overlap", [DISJOINT_FILES, SHARED_FILES, SAME_KEYS])
+def test_deleted_keys_are_never_updated_and_sit_in_shared_files(overlap):
+    c = plan(FILES, 2, 2, 3, 4, 2, overlap)
+    assert c.deleted and not set(c.deleted) & set(c.touched)
+    assert _files_of(c.deleted) <= _files_of(c.batches[0][0])
+
+
+def test_plan_refuses_files_too_small_for_the_keys_asked():
+    with pytest.raises(ValueError, match="too small"):
+        plan(FILES, 2, 8, 10, 4, 2, SHARED_FILES)
+
+
+def _batch(tag, keys, committed, start, end):
+    return {"tag": tag, "keys": keys, "committed": committed, "attempt_started_at": start, "ended_at": end,
+            "failures": [] if committed else [{"class": "X"}]}
+
+
+BASE = {1: (Decimal("10.00"), None), 2: (Decimal("20.00"), None), 3: (Decimal("30.00"), None)}
+
+
+def test_a_clean_serializable_race_passes_every_check():
+    batches = [_batch("w0b0", [1, 2], True, 0, 1), _batch("w1b0", [2], True, 2, 3), _batch("w1b1", [3], False, 4, 5)]
+    final = {1: (Decimal("11.00"), "w0b0"), 2: (Decimal("22.00"), "w1b0"), 3: (Decimal("30.00"), None)}
+    checks = invariants.check_rows(BASE, final, batches, set())
+    assert invariants.violations(checks) == []
+
+
+def test_a_lost_update_a_failed_batch_visible_and_a_resurrected_key_are_each_caught_with_evidence():
+    batches = [_batch("w0b0", [1, 2], True, 0, 1), _batch("w1b0", [2], True, 2, 3), _batch("w1b1", [3], False, 4, 5)]
+    final = {1: (Decimal("11.00"), "w0b0"), 2: (Decimal("21.00"), "w0b0"), 3: (Decimal("31.00"), "w1b1"),
+             9: (Decimal("1.00"), None)}
+    checks = invariants.check_rows(BASE, final, batches, {9})
+    assert not checks["each_acknowledged_batch_once"]["ok"]
+    assert any("key 2: 1 increments, 2 committed" in e for e in checks["each_acknowledged_batch_once"]["evidence"])
+    assert any("key 3" in e and "failed" in e for e in checks["last_writer_wins"]["evidence"])
+    assert any("key 2" in e and "not the last" in e for e in checks["last_writer_wins"]["evidence"])
+    assert checks["no_deleted_key"]["evidence"] == ["deleted key 9 is back"]
+
+
+def test_event_time_merging_counts_lost_increments_instead_of_failing():
+    batches = [_batch("w0b0", [1], True, 0, 2), _batch("w1b0", [1], True, 1, 3)]  # overlapping in time
+    final = {1: (Decimal("11.00"), "w1b0"), 2: BASE[2], 3: BASE[3]}
+    serializable = invariants.check_rows(BASE, final, batches, set())
+    assert not serializable["each_acknowledged_batch_once"]["ok"]
+    merged = invariants.check_rows(BASE, final, batches, set(), invariants.EVENT_TIME)
+    assert invariants.violations(merged) == []
+    assert merged["each_acknowledged_batch_once"]["increments_lost_to_the_merge_rule"] == 1
+
+
+def test_counts_and_history_catch_duplicates_gaps_orphans_and_missing_commits():
+    counts = invariants.check_counts(10, 9, 10)
+    assert not counts["no_duplicate_key"]["ok"] and counts["row_count"]["ok"]
+    history = [HistoryEntry("1", None, "append", True), HistoryEntry("2", "1", "overwrite", True),
+               HistoryEntry("4", "3", "overwrite", True), HistoryEntry("5", None, "deltacommit", True, "INFLIGHT")]
+    checks = invariants.check_history(history, 1, 3)
+    assert checks["history_without_gaps"]["evidence"] == ["commit 4 follows 3, which the history lacks",
+                                                          "deltacommit 5 left INFLIGHT"]
+    assert not checks["commits_match_acknowledged"]["ok"]
+    assert invariants.check_history(history[:2], 1, 1)["commits_match_acknowledged"]["ok"]
