@@ -82,6 +82,9 @@ def run_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict | 
 # iceberg+delta | hudi took 8:16 | 6:33; one process per family 7:11 | 10:00 | 9:47 (three JVMs contend).
 # Each family still has one JVM.
 TINY_SPLIT = ("iceberg,delta", "hudi")
+# several writers at tiny: one merge-on-read configuration per family (Hudi's with OCC and NBCC), writers as separate
+# applications and as threads where both apply; it starts once Hudi's process has ended (its JVMs would contend)
+WRITERS_SCENARIO, WRITERS_CONFIGS = "scenarios/test_several_writers.py", "iceberg-mor,hudi-mor,delta-dv"
 
 
 def merge_records(records: list[dict], run_dir: Path) -> dict:
@@ -131,10 +134,14 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     tmp = tmp_path_factory.mktemp("tiny-run")
     # Hudi's process also pays the warm-up (off at tiny): its routes build tables of their own, and the warm-up takes
     # each route's own path (the record index's MERGE wants the keys with their ordering values)
-    runs = [start_scenarios(tmp, str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families,
-                            *(("--param", "warm_up=1") if "hudi" in families else ()), run_id=f"e2e-{i}")
+    runs = [start_scenarios(tmp, str(ROOT / "scenarios"), "--ignore", str(ROOT / WRITERS_SCENARIO), "--scale", "tiny",
+                            "--formats", families, *(("--param", "warm_up=1") if "hudi" in families else ()),
+                            run_id=f"e2e-{i}")
             for i, families in enumerate(TINY_SPLIT)]
-    records = [finish() for finish in runs]
+    records = [runs[-1]()]  # Hudi's process ends first: the several writers take its place beside the other
+    records.append(start_scenarios(tmp, str(ROOT / WRITERS_SCENARIO), "--scale", "tiny", "--formats", WRITERS_CONFIGS,
+                                   run_id="e2e-writers")())
+    records += [finish() for finish in runs[:-1]]
     for record in records:
         assert record["returncode"] == 0, record["stdout"][-6000:]
     return merge_records(records, tmp / "results" / "e2e")

@@ -179,6 +179,8 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         """MERGE_ON_READ: compaction, then a clean; COPY_ON_WRITE: a clean (which also rolls back failed writes, lazily)."""
         ran = []
         self._sql_write_settings(spark)  # the table's index settings (NBCC's bucket index) reach the service too
+        if self.control == NBCC:  # the bucket index checks its hash field against the record key, which the
+            spark.conf.set(WriteOptions.RECORD_KEY, table.key)  # procedures' config lacks (validateBucketIndexConfig)
         if self.merges_on_read:
             self.compact(spark, table)
             ran.append("compaction")
@@ -263,11 +265,16 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             spark.conf.set(s.key, s.value)
 
     def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
-        """Hudi's ``delete`` write operation with the stored rows of the keys (key, partition and ordering value as
-        stored). Tried on 1.1.1 MERGE_ON_READ: ``MERGE … WHEN MATCHED THEN DELETE`` committed and left the rows in place,
-        and a SQL ``DELETE`` with literal keys failed (HoodieAppendHandle found no write schema)."""
-        rows = spark.sql(f"SELECT t.* FROM {self.relation(spark, table)} t JOIN {keys_view} k ON t.{table.key} = k.{table.key}")
-        self._write(table, rows.drop(*[c for c in rows.columns if c.startswith("_hoodie_")]), "delete")
+        """Hudi's SQL ``DELETE … WHERE key IN (SELECT …)``. Hudi 1.1.1 takes a delete's write schema from the last commit,
+        and a bulk load's commit carries none (HUDI-3989; fixed after 1.1.1 by apache/hudi#18030): there every delete
+        fails ("content is null" in HoodieWriteHandle), so a table whose last commit is its bulk load first takes a
+        no-op UPDATE of the same rows. (Tried: ``MERGE … WHEN MATCHED THEN DELETE`` committed and left MERGE_ON_READ rows
+        in place.)"""
+        writes = hudi_timeline.completed_writes(table.location)
+        if writes and hudi_timeline.commit_metadata(writes[-1]).get("operationType") == "BULK_INSERT":
+            self.update(spark, table, keys_view, {table.ordering: table.ordering})
+        self._sql_write_settings(spark)
+        spark.sql(f"DELETE FROM {self.sql_name(table)} WHERE {table.key} IN (SELECT {table.key} FROM {keys_view})")
 
     def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
         self._sql_write_settings(spark)

@@ -1,0 +1,66 @@
+"""The catalog and lock servers several writers need: started on loopback, stopped, and gone when the run is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.exceptions import BadOption, MissingArtifact
+from bench.run import coordination
+from bench.run.daemons import group_alive
+
+STARTER = """
+import sys, time
+from pathlib import Path
+from bench.run.coordination import Coordination
+c = Coordination(Path(sys.argv[1]))
+print(c.catalog().uri, c.catalog()._proc.pid, c.lock()._proc.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pattern: str) -> str:
+    return subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.spark  # ZooKeeper's server is a JVM
+def test_a_killed_run_leaves_no_postgres_or_zookeeper_behind(tmp_path):
+    try:
+        coordination.postgres_bin_dir()
+    except MissingArtifact as why:
+        pytest.skip(str(why))
+    proc = subprocess.Popen([sys.executable, "-c", STARTER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().split()
+    assert line and line[0].startswith("jdbc:postgresql://127.0.0.1:"), line
+    groups = [int(line[1]), int(line[2])]  # each server leads its own process group
+    assert all(group_alive(g) for g in groups)
+    os.kill(proc.pid, signal.SIGKILL)  # no finally, no atexit: only the parent-death signal is left
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while any(group_alive(g) for g in groups) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(group_alive(g) for g in groups), _alive("cowmor-postgres-|cowmor-zookeeper-")
+
+
+def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line():
+    c = coordination.Coordination(Path("/nonexistent"), catalog_uri="jdbc:postgresql://db:5432/x", zookeeper="zk:2181")
+    assert c.catalog().kind == "user PostgreSQL" and c.lock().port == 2181
+    assert c.record()["hudi_lock"] == {"kind": "user ZooKeeper", "connect": "zk:2181"}
+    with pytest.raises(BadOption, match="jdbc:postgresql"):
+        coordination.user_catalog("postgres://db/x")
+    with pytest.raises(BadOption, match="host:port"):
+        coordination.user_zookeeper("zk")
+
+
+def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven(tmp_path, monkeypatch):
+    monkeypatch.delenv("COWMOR_JARS_DIR", raising=False)
+    monkeypatch.setattr(coordination, "JDBC_DRIVER_FILES", ())
+    assert coordination.jdbc_driver(tmp_path) == {"maven": coordination.JDBC_MAVEN}
+    (tmp_path / "postgresql-42.5.5.jar").write_bytes(b"PK")
+    assert list(coordination.jdbc_driver(tmp_path)) == [str((tmp_path / "postgresql-42.5.5.jar").resolve())]

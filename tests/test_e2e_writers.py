@@ -1,0 +1,74 @@
+"""Several writers at tiny, on real Spark, Iceberg (JDBC catalog on the run's PostgreSQL), Hudi (ZooKeeper lock on the
+run's ZooKeeper) and Delta, checked through the recorded JSON: every batch accounted for, the invariants held on
+every engine, the servers started by the run and gone after it."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.conftest import WRITERS_CONFIGS
+from tests.test_e2e import ran
+
+pytestmark = pytest.mark.spark
+TINY_WRITERS, TINY_BATCHES, TINY_KEYS = 2, 2, 4
+
+
+def races(record) -> list[dict]:
+    return [b["extra_info"] for b in record["json"]["benchmarks"] if b["extra_info"].get("scenario") == "several_writers"]
+
+
+def race(record, config_id: str, kind: str, control: str = "default") -> dict:
+    ran(record, config_id)
+    found = [x for x in races(record) if (x["config_id"], x["kind"], x["control"]) == (config_id, kind, control)]
+    assert len(found) == 1, f"{config_id} {kind} {control}: {len(found)} races recorded"
+    return found[0]
+
+
+@pytest.mark.parametrize("config_id, kind, control", [
+    ("iceberg-mor", "processes", "default"), ("iceberg-mor", "threads", "default"),
+    ("hudi-mor", "processes", "default"), ("hudi-mor", "processes", "nbcc"),
+    ("hudi-mor", "threads", "default"), ("delta-dv", "threads", "default")])
+def test_every_batch_is_accounted_for_and_the_invariants_hold_on_every_engine(tiny_run, config_id, kind, control):
+    x = race(tiny_run, config_id, kind, control)
+    assert x["writers"] == TINY_WRITERS and x["batches_attempted"] == TINY_WRITERS * TINY_BATCHES
+    assert len(x["batches"]) == x["batches_attempted"] and not x["writer_errors"]
+    assert x["batches_committed"] + x["batches_failed"] == x["batches_attempted"]
+    assert x["commit_attempts"] == x["batches_attempted"] + x["retries"]
+    assert x["conflicts"] == sum(len(b["failures"]) for b in x["batches"])
+    assert x["rows_committed"] == TINY_KEYS * x["batches_committed"]
+    engines = x["invariants"]["engines"]
+    assert engines["spark"]["read"] == "reads" and all(c["ok"] for c in engines["spark"]["checks"].values())
+    assert all(c["ok"] for e in engines.values() if e["read"] == "reads" for c in e["checks"].values())
+    assert all(c["ok"] for c in x["invariants"]["history"].values()) and x["violations"] == []
+    assert x["services"], "the table service never ran beside the writers"
+
+
+def test_writers_coordinate_through_servers_the_run_started(tiny_run):
+    iceberg = race(tiny_run, "iceberg-mor", "processes")["coordination"]
+    assert "started by the run" in iceberg["servers"]["iceberg_catalog"]["kind"]
+    assert iceberg["servers"]["iceberg_catalog"]["uri"].startswith("jdbc:postgresql://127.0.0.1:")
+    assert any(s["key"].endswith("catalog-impl") and s["value"] == "org.apache.iceberg.jdbc.JdbcCatalog"
+               for s in iceberg["settings"])
+    hudi = race(tiny_run, "hudi-mor", "processes")["coordination"]
+    assert "started by the run" in hudi["servers"]["hudi_lock"]["kind"]
+    settings = {s["key"]: s["value"] for s in hudi["settings"]}
+    assert settings["hoodie.write.lock.provider"].endswith("ZookeeperBasedLockProvider")
+    assert settings["hoodie.write.lock.zookeeper.url"] == hudi["servers"]["hudi_lock"]["connect"]
+    nbcc = {s["key"]: s["value"] for s in race(tiny_run, "hudi-mor", "processes", "nbcc")["coordination"]["settings"]}
+    assert nbcc["hoodie.write.concurrency.mode"] == "NON_BLOCKING_CONCURRENCY_CONTROL"
+
+
+def test_delta_writers_in_separate_applications_are_skipped_with_the_reason(tiny_run):
+    ran(tiny_run, "delta-dv")
+    skipped = [o for o in tiny_run["json"]["cowmor"]["outcomes"] if o["test"] == "test_several_writers"
+               and o["config_id"] == "delta-dv" and o["params"].get("kind") == "processes"]
+    assert skipped and all(o["outcome"] == "skipped" and "multi-driver" in o["reason"] for o in skipped)
+
+
+def test_no_catalog_or_lock_server_outlives_the_run(tiny_run):
+    assert set(WRITERS_CONFIGS.split(",")) <= {x["config_id"] for x in races(tiny_run)}
+    left = subprocess.run(["pgrep", "-af", "cowmor-postgres-|cowmor-zookeeper-|bench.run.writer_process"],
+                          capture_output=True, text=True).stdout.strip()
+    assert left == "", f"still running after the run: {left}"
