@@ -87,6 +87,15 @@ TINY_SPLIT = ("iceberg,delta", "hudi")
 WRITERS_SCENARIO, WRITERS_CONFIGS = "scenarios/test_several_writers.py", "iceberg-mor,hudi-mor,delta-dv"
 
 
+VIOLATED = "AssertionError: invariants violated"
+
+
+def only_violations_failed(record: dict) -> bool:
+    """The run failed only where a race broke an invariant (recorded with its evidence), not anywhere else."""
+    failed = [o for o in record.get("json", {}).get("cowmor", {}).get("outcomes", []) if o["outcome"] == "failed"]
+    return record["returncode"] == 1 and bool(failed) and all(o.get("reason", "").startswith(VIOLATED) for o in failed)
+
+
 def merge_records(records: list[dict], run_dir: Path) -> dict:
     """One run record (and run folder) from runs of disjoint families: benchmarks, outcomes and time added up,
     the environment's per-family and per-engine parts united."""
@@ -139,9 +148,11 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
                             run_id=f"e2e-{i}")
             for i, families in enumerate(TINY_SPLIT)]
     records = [runs[-1]()]  # Hudi's process ends first: the several writers take its place beside the other
-    records.append(start_scenarios(tmp, str(ROOT / WRITERS_SCENARIO), "--scale", "tiny", "--formats", WRITERS_CONFIGS,
-                                   run_id="e2e-writers")())
-    records += [finish() for finish in runs[:-1]]
+    writers = start_scenarios(tmp, str(ROOT / WRITERS_SCENARIO), "--scale", "tiny", "--formats", WRITERS_CONFIGS,
+                              run_id="e2e-writers")()
+    records += [writers] + [finish() for finish in runs[:-1]]
     for record in records:
+        if record is writers and only_violations_failed(record):
+            continue  # a race that broke an invariant is a recorded finding (tests/test_e2e_writers.py reads it)
         assert record["returncode"] == 0, record["stdout"][-6000:]
     return merge_records(records, tmp / "results" / "e2e")

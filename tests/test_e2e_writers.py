@@ -26,11 +26,16 @@ def race(record, config_id: str, kind: str, control: str = "default") -> dict:
     return found[0]
 
 
-@pytest.mark.parametrize("config_id, kind, control", [
-    ("iceberg-mor", "processes", "default"), ("iceberg-mor", "threads", "default"),
-    ("hudi-mor", "processes", "default"), ("hudi-mor", "processes", "nbcc"),
-    ("hudi-mor", "threads", "default"), ("delta-dv", "threads", "default")])
-def test_every_batch_is_accounted_for_and_the_invariants_hold_on_every_engine(tiny_run, config_id, kind, control):
+RACES = [("iceberg-mor", "processes", "default"), ("iceberg-mor", "threads", "default"),
+         ("hudi-mor", "processes", "default"), ("hudi-mor", "processes", "nbcc"),
+         ("hudi-mor", "threads", "default"), ("delta-dv", "threads", "default")]
+# configurations whose commits are serializable: a broken invariant there fails CI; under NBCC (event-time merging,
+# writers never wait) a broken invariant is the finding this scenario exists for, recorded and reported
+SERIALIZABLE = {("iceberg-mor", "default"), ("hudi-mor", "default"), ("delta-dv", "default")}
+
+
+@pytest.mark.parametrize("config_id, kind, control", RACES)
+def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_engine(tiny_run, config_id, kind, control):
     x = race(tiny_run, config_id, kind, control)
     assert x["writers"] == TINY_WRITERS and x["batches_attempted"] == TINY_WRITERS * TINY_BATCHES
     assert len(x["batches"]) == x["batches_attempted"] and not x["writer_errors"]
@@ -39,10 +44,18 @@ def test_every_batch_is_accounted_for_and_the_invariants_hold_on_every_engine(ti
     assert x["conflicts"] == sum(len(b["failures"]) for b in x["batches"])
     assert x["rows_committed"] == TINY_KEYS * x["batches_committed"]
     engines = x["invariants"]["engines"]
-    assert engines["spark"]["read"] == "reads" and all(c["ok"] for c in engines["spark"]["checks"].values())
-    assert all(c["ok"] for e in engines.values() if e["read"] == "reads" for c in e["checks"].values())
-    assert all(c["ok"] for c in x["invariants"]["history"].values()) and x["violations"] == []
+    assert engines["spark"]["read"] == "reads" and set(engines["spark"]["checks"]) >= {
+        "each_acknowledged_batch_once", "last_writer_wins", "no_deleted_key", "no_duplicate_key", "row_count"}
     assert x["services"], "the table service never ran beside the writers"
+    failed = [name for e in engines.values() if e["read"] == "reads" for name, c in e["checks"].items() if not c["ok"]]
+    failed += [name for name, c in x["invariants"]["history"].items() if not c["ok"]]
+    assert bool(failed) == bool(x["violations"])  # every broken check is in the record's violations, with evidence
+    assert all("key " in v or "commit" in v or "rows" in v for v in x["violations"])
+    if (config_id, control) in SERIALIZABLE:
+        assert x["violations"] == [], x["violations"]
+    outcome = [o for o in tiny_run["json"]["cowmor"]["outcomes"] if o["test"] == "test_several_writers"
+               and o["config_id"] == config_id and o["params"]["kind"] == kind and o["params"]["control"] == control]
+    assert [o["outcome"] for o in outcome] == (["failed"] if x["violations"] else ["passed"])
 
 
 def test_writers_coordinate_through_servers_the_run_started(tiny_run):

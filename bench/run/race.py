@@ -52,7 +52,8 @@ class RaceResult:
 def writer_conf(spark: SparkSession) -> dict[str, str]:
     """The run's Spark settings (jars, extensions, serializer, shared settings) for a writer's own application."""
     conf = {k: v for k, v in spark.sparkContext.getConf().getAll() if k not in OWN_KEYS and not k.startswith("spark.ui.")}
-    return conf | {"spark.master": WRITER_MASTER, "spark.driver.memory": WRITER_MEMORY, "spark.ui.enabled": "false"}
+    return conf | {"spark.master": WRITER_MASTER, "spark.driver.memory": WRITER_MEMORY, "spark.ui.enabled": "false",
+                   "spark.ui.showConsoleProgress": "false"}
 
 
 class ServiceLoop:
