@@ -71,8 +71,11 @@ class SeveralWriters:
     def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, int]:
         """A fresh table from the base data, the ``contention``'s deleted keys deleted; also how long its history is."""
         spark, fmt = self.lab.spark, self.fmt
-        for s in self.settings:  # the table is made by one writer, as a team's first load is
-            spark.conf.unset(s.key)
+        for s in self.settings:  # the shared catalog now; the concurrency control once the table is made by one writer
+            if s.scope == "concurrency":  # (as a team's first load is)
+                spark.conf.unset(s.key)
+            else:
+                spark.conf.set(s.key, s.value)
         name = fmt.table_name(name)
         fmt.drop(spark, name)
         table = self.lab.session.tables.fresh_table(spark, fmt, name, data)
@@ -83,7 +86,8 @@ class SeveralWriters:
         if left:
             raise RuntimeError(f"{fmt.config_id}: {left} of the {len(contention.deleted)} keys deleted before the race are still there")
         for s in self.settings:  # from here on, the run's application is one of several (its table service)
-            spark.conf.set(s.key, s.value)
+            if s.scope == "concurrency":
+                spark.conf.set(s.key, s.value)
         return table, len(fmt.history(spark, table))
 
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
