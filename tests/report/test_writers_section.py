@@ -1,0 +1,46 @@
+"""The "Several writers" section and its claims read only what the contract declares, and say what was measured."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from bench.report.sections import writers
+from bench.results.contract import SPECS, header, record
+
+
+def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2):
+    check = {"ok": not violations, "evidence": violations, "violations": len(violations)}
+    fields = {"writers": writers_n, "overlap": overlap, "kind": kind, "control": control, "coordination": {},
+              "per_writer": [], "batches": [], "batches_attempted": 4, "batches_committed": 4 - (conflicts > 2),
+              "batches_failed": int(conflicts > 2), "commit_attempts": 4 + conflicts, "conflicts": conflicts,
+              "conflict_rate": conflicts / (4 + conflicts), "retries": conflicts,
+              "conflict_classes": {"org.x.ValidationException": conflicts} if conflicts else {}, "rows_committed": 16,
+              "committed_rows_per_s": 0.5, "race_wall_s": 30.0, "startup_s": 10.0, "services": [],
+              "services_committed": 3, "services_failed": 1, "writer_errors": [],
+              "invariants": {"engines": {"spark": {"read": "reads", "checks": {"each_acknowledged_batch_once": {
+                  **check, "increments_lost_to_the_merge_rule": 0}}}}, "history": {}},
+              "violations": violations, "keys_touched": 16, "keys_deleted": 2}
+    head = header("several_writers", "race", config_id, config_id.split("-")[0], config_id.split("-")[1], "tiny", 42, [])
+    return SimpleNamespace(info=record("several_writers", "race", head, fields))
+
+
+def _run(*races):
+    return SimpleNamespace(records=lambda scenario=None, **_: [r for r in races if r.info["scenario"] == scenario])
+
+
+def test_every_field_the_section_reads_is_declared():
+    assert ("several_writers", "race") in SPECS
+    frame = writers.races(_run(_race("iceberg-mor", "default", "processes", 2, [])))
+    assert list(frame.configuration) == ["iceberg-mor"] and frame.loc[0, "invariants"] == "hold"
+
+
+def test_claims_say_not_measurable_without_races_and_name_lost_updates_when_commits_succeed():
+    assert {c["verdict"] for c in writers.claims(_run())} == {"not measurable at this scale"}
+    run = _run(_race("hudi-mor", "default", "processes", 1, []), _race("hudi-mor", "nbcc", "processes", 0, ["key 1: lost"]),
+               _race("iceberg-mor", "default", "processes", 2, []))
+    claims = {c["claim"]: c for c in writers.claims(run)}
+    same_file_group = claims[writers.CLAIMS[3]]
+    assert same_file_group["verdict"].startswith("not reproduced here under OCC; under NBCC both commit")
+    assert "acknowledged updates were lost" in same_file_group["verdict"]
+    assert claims[writers.CLAIMS[0]]["verdict"] == "not measurable at this scale"
+    assert claims[writers.CLAIMS[2]]["verdict"] == "holds"
