@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bench.formats import CONFIGS
-from tests.conftest import ARTIFACTS, ROOT
+from tests.conftest import ARTIFACTS, ROOT, VIOLATED
 
 pytestmark = pytest.mark.spark
 ICEBERG = ("iceberg-cow", "iceberg-mor", "iceberg-dv")
@@ -148,12 +148,15 @@ def test_delta_and_hudi_run_where_their_jars_are_and_are_skipped_with_the_reason
         assert not measured  # a skipped configuration is never reported as measured
         assert f"SKIPPED {family}" in tiny_run["stdout"] and artifact in tiny_run["stdout"]
     else:
-        # passed, but for a locate route the configuration does not have (recorded as skipped with its reason)
-        assert outcomes and all(o["outcome"] == "passed" or (o["outcome"] == "skipped" and o["reason"].startswith("route "))
-                                for o in outcomes), outcomes
+        # passed, but for a grid point the configuration does not have (a locate route, a kind of writer, a concurrency
+        # control: recorded as skipped with its reason), and for a race that broke an invariant (tests/test_e2e_writers.py)
+        others = [o for o in outcomes if o["test"] != "test_several_writers"]
+        assert others and all(o["outcome"] == "passed" or (o["outcome"] == "skipped" and o["reason"].startswith("route "))
+                              for o in others), others
+        assert all(o["outcome"] != "failed" or o["reason"].startswith(VIOLATED) for o in outcomes), outcomes
         assert {b["extra_info"]["config_id"] for b in measured} == set(configs)
         assert all(b["extra_info"]["answers_verified"] for b in measured)
-        scenarios = {b["extra_info"]["scenario"] for b in measured}
+        scenarios = {b["extra_info"]["scenario"] for b in measured} - {"several_writers"}  # one configuration a family
         assert scenarios == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep",
                              "table_growth", "late_arrivals", "concurrent_compaction", "file_size"}
         assert len(env["sha256"]) == len(env["jars"]) and all(len(h) == 64 for h in env["sha256"].values())

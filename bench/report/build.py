@@ -98,7 +98,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
          if not ops.empty else _note("nothing measured")),
         ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
-        ("time", "Over time", over_time + concurrency.section(run)),
+        ("time", "Over time", over_time + concurrency.section(run) + writers.section(run, out)),
         ("breakeven", "Break-even and recommendation", breakeven + section_money(
             ops, reads, [*SEED_PROFILES, *extra], prices, int((run.environment.get("machine") or {}).get("cpus") or 1))),
         ("claims", "Claims check", _table(claims)),
@@ -107,9 +107,6 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     ]
     if located:  # updates that recorded how they found their rows (runs before the routes existed have none)
         sections.insert(2, ("locate", "Finding the rows", locate_view.section(located, locate_mod.ratios(located, run.matrix))))
-    several = writers.section(run, out)
-    if several:
-        sections.insert(len(sections) - 3, ("writers", "Several writers", several))
     storage = section_storage(runs, out)
     if storage:
         sections.insert(3, ("storage", "Storage: local disk and object store", storage))
