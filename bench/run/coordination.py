@@ -85,6 +85,15 @@ def postgres_bin_dir() -> Path:
     raise MissingArtifact(POSTGRES_HINT)
 
 
+def _stop_server(proc: subprocess.Popen | None, data_dir: str | None) -> None:
+    """Stop a server the run started (its whole process group) and remove its data folder; returns None for its handle."""
+    if proc is not None:
+        stop(proc)
+    if data_dir:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return None
+
+
 @dataclass
 class Catalog:
     """Iceberg's JDBC catalog database: where it is, who started it."""
@@ -102,18 +111,11 @@ class Catalog:
         return {"catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog", "uri": self.uri, "jdbc.user": self.user,
                 "jdbc.password": self.password}
 
-    def spark_jars_conf(self) -> dict[str, str]:
-        return {"spark.jars.packages": self.driver["maven"]} if "maven" in self.driver else {"spark.jars": ",".join(self.driver)}
-
     def record(self) -> dict[str, object]:
         return {"kind": self.kind, "uri": self.uri, "jdbc_driver": self.driver}
 
     def stop(self) -> None:
-        if self._proc is not None:
-            stop(self._proc)
-            self._proc = None
-        if self._data_dir:
-            shutil.rmtree(self._data_dir, ignore_errors=True)
+        self._proc = _stop_server(self._proc, self._data_dir)
 
 
 def start_postgres(log_dir: Path, jars_dir: Path | None = None) -> Catalog:
@@ -185,11 +187,7 @@ class LockServer:
         return {"kind": self.kind, "connect": f"{self.host}:{self.port}"}
 
     def stop(self) -> None:
-        if self._proc is not None:
-            stop(self._proc)
-            self._proc = None
-        if self._data_dir:
-            shutil.rmtree(self._data_dir, ignore_errors=True)
+        self._proc = _stop_server(self._proc, self._data_dir)
 
 
 def zookeeper_jars() -> list[Path]:
