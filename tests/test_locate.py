@@ -8,7 +8,7 @@ import re
 import pytest
 
 from bench.formats.base import ROUTES, any_of, key_equalities, key_in_lists
-from bench.measure.locate import full_scan, metric_value, summarize
+from bench.measure.locate import dot_nodes, full_scan, metric_value, summarize
 from bench.run.options import parse_routes
 
 
@@ -17,6 +17,29 @@ from bench.run.options import parse_routes
                                           9.5 * 2**20), ("", None), (None, None), ("n/a", None)])
 def test_spark_metric_strings_are_read_as_numbers(text, value):
     assert metric_value(text) == value
+
+
+# Spark 3.5's SparkPlanGraph.makeDotFile of a Delta MERGE (its command node, as printed) and a scan summed over tasks
+PLAN_DOT = r"""digraph G {
+  0 [labelType="html" label="<b>Execute MergeIntoCommand</b><br><br>number of target rows rewritten unmodified: 19,979<br>number of target files after skipping: 2<br>number of target bytes after skipping: 89,903<br>time taken to execute the entire operation: 7.2 s"];
+  subgraph cluster1 {
+    isCluster="true";
+    label="WholeStageCodegen (1)\n \nduration: 12 ms";
+    2 [labelType="html" label="<b>Scan parquet \"pay\"</b><br><br>number of files read: 8<br>size of files read: total (min, med, max (stageId: taskId))<br>9.5 MiB (1.0 MiB, 2.0 MiB, 3.0 MiB (stage 2.0: task 5))<br>number of output rows: 40"];
+  }
+  3 [labelType="html" label="<b>Project</b>"];
+  2->0;
+}"""
+
+
+def test_plan_metrics_are_read_from_sparks_dot_rendering_one_call_per_statement():
+    nodes = dict(dot_nodes(PLAN_DOT))
+    assert list(nodes) == ["Execute MergeIntoCommand", 'Scan parquet "pay"', "Project"]
+    assert nodes["Execute MergeIntoCommand"] == {"number of target files after skipping": "2",
+                                                 "number of target bytes after skipping": "89,903"}
+    scan = nodes['Scan parquet "pay"']
+    assert metric_value(scan["number of files read"]) == 8 and metric_value(scan["size of files read"]) == 9.5 * 2**20
+    assert nodes["Project"] == {}
 
 
 def test_the_locate_record_sums_every_scan_and_keeps_the_largest():

@@ -9,6 +9,7 @@ over the whole statement the bytes its tasks read (input metrics: columns actual
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ MERGE_SKIPPING = {"number of target files before skipping": "target_files_before
                   "number of target files after skipping": "target_files_after_skipping",
                   "number of target bytes before skipping": "target_bytes_before_skipping",
                   "number of target bytes after skipping": "target_bytes_after_skipping"}
+WANTED = {**FILES_READ, **PLANNED, **MERGE_SKIPPING}
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
 
 
@@ -43,6 +45,29 @@ def metric_value(text: str | None) -> float | None:
     if len(parts) > 1 and parts[1] in UNITS:
         number *= UNITS[parts[1]]
     return number
+
+
+_DOT_NODE = re.compile(r'^\s*\d+ \[labelType="html" label="(.*)"\];$', re.MULTILINE)
+
+
+def dot_nodes(dot: str) -> list[tuple[str, dict[str, str]]]:
+    """Each plan node's name and the metrics we keep, from Spark's DOT rendering of a plan with its metrics values.
+
+    A node's label is ``<b>name</b><br><br>metric: value<br>…`` (Java-escaped); a value summed over several tasks
+    spans two lines (``total (min, med, max …)`` then the figures), and the figures are what ``metric_value`` reads.
+    """
+    nodes = []
+    for label in _DOT_NODE.findall(dot):
+        text = label.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        name, _, rest = text.partition("<br><br>")
+        lines = rest.split("<br>") if rest else []
+        metrics: dict[str, str] = {}
+        for i, line in enumerate(lines):
+            metric, sep, value = line.partition(": ")
+            if sep and metric in WANTED:
+                metrics[metric] = "\n".join([value, lines[i + 1]]) if value.startswith("total (") and i + 1 < len(lines) else value
+        nodes.append((name.removeprefix("<b>").removesuffix("</b>"), metrics))
+    return nodes
 
 
 def summarize(scans: list[dict[str, Any]], merges: list[dict[str, Any]], input_bytes: int, statements: int) -> dict[str, Any]:
@@ -84,7 +109,9 @@ class ScanWatch:
             return None
         watch = cls(spark, -1)
         watch._drain()
-        watch.after_execution = max((e.executionId() for e in watch._executions()), default=-1)
+        store = watch._sql_store()
+        count = store.executionsCount()
+        watch.after_execution = watch._seq(store.executionsList(count - 1, 1))[0].executionId() if count else -1
         return watch
 
     def _seq(self, scala_seq: Any) -> list[Any]:
@@ -94,45 +121,42 @@ class ScanWatch:
         """Spark's listener bus is asynchronous: wait until it has recorded every finished query."""
         self.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
 
-    def _executions(self) -> list[Any]:
-        return self._seq(self.spark._jsparkSession.sharedState().statusStore().executionsList())
+    def _sql_store(self) -> Any:
+        return self.spark._jsparkSession.sharedState().statusStore()
+
+    def _executions_since(self, after: int) -> list[Any]:
+        """The executions after ``after``, fetched from the newest end (the store keeps up to 1,000, by id)."""
+        store = self._sql_store()
+        count, want = store.executionsCount(), 16
+        while True:
+            offset = max(0, count - want)
+            batch = self._seq(store.executionsList(offset, count - offset))
+            if offset == 0 or not batch or batch[0].executionId() <= after:
+                return [e for e in batch if e.executionId() > after]
+            want *= 4
 
     def finish(self) -> dict[str, Any]:
         self._drain()
         jvm = self.spark._jvm
-        sql_store = self.spark._jsparkSession.sharedState().statusStore()
+        sql_store = self._sql_store()
         app_store = self.spark.sparkContext._jsc.sc().statusStore()
         scans: list[dict[str, Any]] = []
         merges: list[dict[str, Any]] = []
         input_bytes, statements = 0, 0
-        for execution in self._executions():
+        no_statuses, no_quantiles = jvm.java.util.ArrayList(), self.spark.sparkContext._gateway.new_array(jvm.double, 0)
+        for execution in self._executions_since(self.after_execution):
             execution_id = execution.executionId()
-            if execution_id <= self.after_execution:
-                continue
             statements += 1
-            values = jvm.scala.collection.JavaConverters.mapAsJavaMapConverter(sql_store.executionMetrics(execution_id)).asJava()
-            for node in self._seq(sql_store.planGraph(execution_id).allNodes()):
-                scan: dict[str, Any] = {}
-                merge: dict[str, Any] = {}
-                for metric in self._seq(node.metrics()):
-                    name = metric.name()
-                    value = metric_value(values.get(jvm.java.lang.Long.valueOf(metric.accumulatorId())))
-                    if value is None:
-                        continue
-                    if name in FILES_READ:
-                        scan[FILES_READ[name]] = int(value)
-                    elif name in PLANNED:
-                        scan[PLANNED[name]] = int(value)
-                    elif name in MERGE_SKIPPING:
-                        merge[MERGE_SKIPPING[name]] = int(value)
+            dot = sql_store.planGraph(execution_id).makeDotFile(sql_store.executionMetrics(execution_id))
+            for name, metrics in dot_nodes(dot):
+                values = {WANTED[k]: metric_value(v) for k, v in metrics.items()}
+                scan = {k: int(v) for k, v in values.items() if v is not None and k not in MERGE_SKIPPING.values()}
+                merge = {k: int(v) for k, v in values.items() if v is not None and k in MERGE_SKIPPING.values()}
                 if "files_read" in scan:
-                    scans.append({"node": str(node.name())[:80], **scan})
+                    scans.append({"node": name[:80], **scan})
                 if merge:
                     merges.append(merge)
-            jobs = jvm.scala.collection.JavaConverters.mapAsJavaMapConverter(execution.jobs()).asJava()
-            for job_id in jobs.keySet():
-                for stage_id in self._seq(app_store.job(job_id).stageIds()):
-                    for stage in self._seq(app_store.stageData(stage_id, False, jvm.java.util.ArrayList(), False,
-                                                               self.spark.sparkContext._gateway.new_array(jvm.double, 0))):
-                        input_bytes += stage.inputBytes()
+            for stage_id in self._seq(execution.stages().toSeq()):
+                for stage in self._seq(app_store.stageData(stage_id, False, no_statuses, False, no_quantiles)):
+                    input_bytes += stage.inputBytes()
         return summarize(scans, merges, input_bytes, statements)

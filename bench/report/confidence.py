@@ -35,13 +35,6 @@ class CostSamples:
                      statistics.fmean(statistics.median(v) for v in self.read_s.values()),
                      statistics.median(self.compaction_s) if self.compaction_s else 0.0)
 
-    def resample(self, rng: np.random.Generator) -> Costs:
-        def median_of(values: list[float]) -> float:
-            return float(np.median(rng.choice(values, size=len(values), replace=True)))
-        return Costs(self.config_id, median_of(self.write_s),
-                     float(np.mean([median_of(v) for v in self.read_s.values()])),
-                     median_of(self.compaction_s) if self.compaction_s else 0.0)
-
 
 @dataclass
 class Verdict:
@@ -79,10 +72,21 @@ class PairBreakEven:
         return span if self.point else f"({self.crossing_share:.0%} of resamples cross, at {span})"
 
 
+def _medians(values: list[float], rng: np.random.Generator, resamples: int) -> np.ndarray:
+    """The median of ``resamples`` draws of ``values`` with replacement (each draw as long as ``values``)."""
+    array = np.asarray(values, dtype=float)
+    return np.median(array[rng.integers(0, len(array), size=(resamples, len(array)))], axis=1)
+
+
 def resampled(samples: dict[str, CostSamples], resamples: int = RESAMPLES, seed: int = 0) -> list[dict[str, Costs]]:
     """``resamples`` draws of every configuration's W, R and C from its own rounds (same seed, same draws)."""
     rng = np.random.default_rng(seed)
-    return [{c: s.resample(rng) for c, s in samples.items()} for _ in range(resamples)]
+    drawn = {}
+    for c, s in samples.items():
+        reads = np.mean([_medians(v, rng, resamples) for v in s.read_s.values()], axis=0)
+        compactions = _medians(s.compaction_s, rng, resamples) if s.compaction_s else np.zeros(resamples)
+        drawn[c] = (_medians(s.write_s, rng, resamples), reads, compactions)
+    return [{c: Costs(c, float(w[i]), float(r[i]), float(k[i])) for c, (w, r, k) in drawn.items()} for i in range(resamples)]
 
 
 def interval(values: list[float]) -> tuple[float, float]:

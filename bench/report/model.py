@@ -38,16 +38,22 @@ class Point:
 
 def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Least squares with every coefficient ≥ 0, exactly, by trying every set of free coefficients (few drivers)."""
-    best, best_err = np.zeros(a.shape[1]), float(np.sum(y ** 2))
+    return nnls_many(a, y[:, None])[0]
+
+
+def nnls_many(a: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """``nnls`` of each column of ``ys`` at once (one least-squares solve per set of free coefficients, not per
+    column: the bootstrap's thousand refits cost what one does); a row of coefficients per column."""
+    columns = ys.shape[1]
+    best, best_err = np.zeros((columns, a.shape[1])), np.sum(ys ** 2, axis=0)
     for k in range(1, a.shape[1] + 1):
         for free in itertools.combinations(range(a.shape[1]), k):
-            coef, *_ = np.linalg.lstsq(a[:, free], y, rcond=None)
-            if np.all(coef >= 0):
-                full = np.zeros(a.shape[1])
-                full[list(free)] = coef
-                err = float(np.sum((a @ full - y) ** 2))
-                if err < best_err - 1e-12:
-                    best, best_err = full, err
+            coef, *_ = np.linalg.lstsq(a[:, free], ys, rcond=None)
+            full = np.zeros((a.shape[1], columns))
+            full[list(free)] = coef
+            err = np.sum((a @ full - ys) ** 2, axis=0)
+            better = np.all(coef >= 0, axis=0) & (err < best_err - 1e-12)
+            best[better], best_err[better] = full[:, better].T, err[better]
     return best
 
 
@@ -105,11 +111,12 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
     coef = nnls(a / norm, medians) / norm
     rng = np.random.default_rng(seed)
     if min(len(p.samples) for p in points) > 1:  # every point has rounds of its own: resample them
-        draws = np.array([nnls(a / norm, np.array([float(np.median(rng.choice(p.samples, len(p.samples)))) for p in points])) / norm
-                          for _ in range(resamples)])
+        ys = np.array([[float(np.median(rng.choice(p.samples, len(p.samples)))) for p in points] for _ in range(resamples)])
+        draws = nnls_many(a / norm, ys.T) / norm
     else:  # some point is one measurement (one compaction a step, one warm read): resample the residuals
         fitted, residuals = a @ coef, medians - a @ coef
-        draws = np.array([nnls(a / norm, fitted + rng.choice(residuals, len(residuals))) / norm for _ in range(resamples)])
+        ys = np.array([fitted + rng.choice(residuals, len(residuals)) for _ in range(resamples)])
+        draws = nnls_many(a / norm, ys.T) / norm
     return Fit(drivers, points, coef, draws, _noise(points, a @ coef, medians))
 
 
