@@ -31,7 +31,7 @@ from bench.report.sections.over_time import read_optimized_staleness, section_ov
 from bench.report.sections.read import section_read, section_settlements
 from bench.report.sections.runs import section_compare, section_trend
 from bench.report.sections.storage import section_storage
-from bench.report.sections.summary import section_summary, verdicts
+from bench.report.sections.summary import section_environment, section_summary, verdicts
 from bench.report.sections.write import section_sweep, section_write
 from bench.results import load
 from bench.results.contract import REFERENCE_ENGINE, check_run_id
@@ -87,11 +87,11 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
                           + concurrency.claims(run) + writers.claims(run))
     located = locate_mod.located(run)
-    verdict_rows = pd.DataFrame(verdicts(run, ops, costs, recs)) if not ops.empty else pd.DataFrame()
+    verdict_rows = pd.DataFrame(verdicts(run, ops, costs)) if not ops.empty else pd.DataFrame()
     csv = pd.concat([ops.assign(kind="operation"), all_reads.assign(kind="read")], ignore_index=True) if not ops.empty else ops
     csv.to_csv(out / "results.csv", index=False)
     sections = [
-        ("summary", "Summary", section_summary(runs, run, verdict_rows)),
+        ("summary", "Summary", section_summary(runs, run, verdict_rows, recs)),
         ("write", "Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out)
                               + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
@@ -102,6 +102,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
         ("breakeven", "Break-even and recommendation", breakeven + section_money(
             ops, reads, [*SEED_PROFILES, *extra], prices, int((run.environment.get("machine") or {}).get("cpus") or 1))),
         ("claims", "Claims check", _table(claims)),
+        ("environment", "Environment and provenance", section_environment(run)),
         ("raw", "Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
                                f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
     ]

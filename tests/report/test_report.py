@@ -17,7 +17,7 @@ from tests.conftest import ARTIFACTS, VIOLATED
 from tests.test_e2e import ran_here
 
 SECTIONS = ("1. Summary", "2. Write cost", "3. Finding the rows", "4. Read cost", "5. Engines", "6. Over time",
-            "7. Break-even and recommendation", "8. Claims check", "9. Raw data")
+            "7. Break-even and recommendation", "8. Claims check", "9. Environment and provenance", "10. Raw data")
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +79,9 @@ def test_every_section_and_chart(report, tiny_run):
         assert (report.parent / "charts" / "read_latency_engines.png").stat().st_size > 5000
         assert "Break-even and recommendation per engine" in engines
     assert "95% interval" in page and "cheapest in" in page  # the recommendation carries its confidence
+    summary = page.split('<section id="summary">')[1].split("</section>")[0]  # the answer first, provenance later
+    assert summary.index("Recommendation per workload") < summary.index("Verdicts") < summary.index("Configurations")
+    assert "sha256" not in summary and "Spark master" in page.split('<section id="environment">')[1].split("</section>")[0]
     assert "Compaction racing the writer" in page and "Late data" in page and "How the cost grows: file count" in page and "How the cost grows: file size" in page
     assert (report.parent / "results.csv").stat().st_size > 0
 
@@ -142,7 +145,7 @@ def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
     with pytest.warns(UserWarning, match="different scales"):
         index = build_report([tiny_run["run_dir"], tmp_path / "other.json"], tmp_path / "out")
     page = index.read_text()
-    assert "different scales" in page and "10. Comparing runs" in page
+    assert "different scales" in page and "11. Comparing runs" in page
 
 
 @pytest.mark.spark

@@ -1,4 +1,5 @@
-"""The summary section: the environment, which configurations ran (or why not), the verdicts."""
+"""The summary section answers first: the recommendation per workload with its confidence, the verdicts, which
+configurations ran (or why not); the environment and provenance are a section of their own."""
 
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import statistics
 import pandas as pd
 
 from bench.core.ledger import describe
+from bench.report.confidence import DECISIVE
 from bench.report.costmodel import Costs
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
@@ -29,21 +31,15 @@ def _format_facts(formats: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame) -> str:
-    env = run.environment
-    packages = env.get("packages") or {}
-    jvm = env.get("jvm") or {}
-    facts = pd.DataFrame([
-        ("run", run.run_id), ("created", env.get("created")), ("scale", f"{run.scale} ({(env.get('scale') or {}).get('rows', '?'):,} rows, {(env.get('scale') or {}).get('files', '?')} files)" if isinstance((env.get('scale') or {}).get('rows'), int) else run.scale),
-        ("seed", env.get("seed")), ("Spark", jvm.get("spark") or packages.get("pyspark")), ("Java", jvm.get("java") or env.get("java")),
-        ("Python", env.get("python")), *_format_facts(env.get("formats") or {}),
-        ("machine", f"{(env.get('machine') or {}).get('cpus')} cores, {((env.get('machine') or {}).get('memory_bytes') or 0) / 2**30:.0f} GiB, {(env.get('machine') or {}).get('platform')}"),
-        ("Spark master", (env.get("spark") or {}).get("master")), ("storage", load.storage_label(env)),
-        ("where the run's time went", describe(run.cowmor["time_breakdown"]) if run.cowmor.get("time_breakdown") else "not recorded"),
-    ], columns=["", "value"])
+ANSWER_COLUMNS = ["workload", "recommended", "cheapest in", "priced by", "measurement"]
+
+
+def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame, recommendations: pd.DataFrame) -> str:
+    """The answer on the first screen: each workload's recommendation (with the share of resamples behind it and
+    what it was priced by), then one line per question, then which configurations ran."""
     outcomes = load.outcomes(run)
     configs = []
-    for config_id, info in (env.get("configs") or {}).items():
+    for config_id, info in (run.environment.get("configs") or {}).items():
         mine = outcomes[outcomes.config_id == config_id] if not outcomes.empty else outcomes
         if mine.empty:
             status, reason = "not run", ""
@@ -55,8 +51,16 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame)
             status, reason = "measured", ""
         configs.append({"configuration": config_id, "description": info.get("description"), "status": status, "reason": reason})
     status = pd.DataFrame(configs)
-    body = [_table(facts), "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
-    body += ["<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured")]
+    answer = recommendations[[c for c in ANSWER_COLUMNS if c in recommendations]] if not recommendations.empty else recommendations
+    if not answer.empty:  # the model is priced on the hotfix's and the profiles' own statements: a MERGE from keys
+        answer = answer.assign(assumes="updates find their rows by a join (section 'Finding the rows' has the other routes)")
+    body = ["<h3>Recommendation per workload</h3>",
+            _table(answer) if not answer.empty else _note("no workload could be priced (no update with reads after it)"),
+            _note(f"A configuration is recommended where it is cheapest in at least {DECISIVE:.0%} of the bootstrap resamples; "
+                  "'cheapest in' gives the shares, 'priced by' the measurements it rests on. Section 'Break-even and "
+                  "recommendation' has the model and its inputs."),
+            "<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured"),
+            "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
     if len({load.storage_label(r.environment) for r in runs}) > 1:
         body.insert(0, '<p class="warn">These runs were measured on different storage: '
                     + html.escape("; ".join(f"{r.run_id} = {load.storage_label(r.environment)}" for r in runs))
@@ -67,7 +71,26 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame)
     return "".join(body)
 
 
-def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs], recs: pd.DataFrame) -> list[dict]:
+def section_environment(run: load.Run) -> str:
+    """Where and with what the numbers were made: versions, the jars' sha256, machine, storage, where time went."""
+    env = run.environment
+    packages = env.get("packages") or {}
+    jvm = env.get("jvm") or {}
+    scale = env.get("scale") or {}
+    machine = env.get("machine") or {}
+    facts = pd.DataFrame([
+        ("run", run.run_id), ("created", env.get("created")),
+        ("scale", f"{run.scale} ({scale.get('rows'):,} rows, {scale.get('files', '?')} files)" if isinstance(scale.get("rows"), int) else run.scale),
+        ("seed", env.get("seed")), ("Spark", jvm.get("spark") or packages.get("pyspark")), ("Java", jvm.get("java") or env.get("java")),
+        ("Python", env.get("python")), *_format_facts(env.get("formats") or {}),
+        ("machine", f"{machine.get('cpus')} cores, {(machine.get('memory_bytes') or 0) / 2**30:.0f} GiB, {machine.get('platform')}"),
+        ("Spark master", (env.get("spark") or {}).get("master")), ("storage", load.storage_label(env)),
+        ("where the run's time went", describe(run.cowmor["time_breakdown"]) if run.cowmor.get("time_breakdown") else "not recorded"),
+    ], columns=["", "value"])
+    return _table(facts)
+
+
+def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs]) -> list[dict]:
     """One line per question a reader asks, answered from whatever scenarios the runs hold."""
     out = []
     upd = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")]
@@ -96,6 +119,4 @@ def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs], recs: pd
     if degr:
         out.append({"scenario": "degradation", "question": "slowest read degradation",
                     "answer": min(degr, key=lambda x: x["degradation_rate"])["config_id"]})
-    out += [{"scenario": "recommendation", "question": f"{r['workload']} (assumes updates find their rows by a join)",
-             "answer": r["recommended"]} for _, r in recs.iterrows()]
     return out
