@@ -54,7 +54,8 @@ def section_trend(runs: list[load.Run], out: Path) -> str:
     main = frame[frame.scenario == "payments_hotfix"] if (frame.scenario == "payments_hotfix").any() else frame
     main = main.assign(series=main.config_id + " " + main.operation.fillna(""))
     chart = charts.trend(main, changes)
-    table = main.pivot_table(index="benchmark", columns="run_id", values="value").round(3).reset_index()
+    table = main.pivot_table(index="benchmark", columns="run_id", values="value").round(3)
+    table = table[sorted(table.columns, key=lambda run_id: order[run_id])].reset_index()  # the runs' order (time), not the ids' alphabet
     parts = [_img(chart, "trend", out, "trend"), _table(table)]
     parts.append(_note("Version changes between runs: " + ("; ".join(f"before run {i}: {c}" for i, c in changes) if changes else "none")))
     return "".join(parts)
