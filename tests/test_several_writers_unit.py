@@ -88,3 +88,27 @@ def test_counts_and_history_catch_duplicates_gaps_orphans_and_missing_commits():
                                                           "deltacommit 5 left INFLIGHT"]
     assert not checks["commits_match_acknowledged"]["ok"]
     assert invariants.check_history(history[:2], 1, 1)["commits_match_acknowledged"]["ok"]
+
+
+class _CountingService:
+    """A stand-in table format whose service only counts its calls (the loop, not a format, is under test)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def table_service(self, spark, table) -> str:
+        self.calls += 1
+        return "compaction"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_table_service_runs_beside_the_writers_only_when_asked(enabled):
+    import time
+
+    from bench.run.race import ServiceLoop
+
+    fmt = _CountingService()
+    with ServiceLoop(fmt, None, None, pause_s=0.01, enabled=enabled) as service:
+        time.sleep(0.2)
+    assert (fmt.calls > 0) == enabled and len(service.runs) == fmt.calls
+    assert all(r["committed"] and r["service"] == "compaction" for r in service.runs)

@@ -59,8 +59,10 @@ def writer_conf(spark: SparkSession) -> dict[str, str]:
 class ServiceLoop:
     """The table service, back to back in the run's application, until told to stop."""
 
-    def __init__(self, fmt: TableFormat, spark: SparkSession, table: TableRef, pause_s: float = 0.5) -> None:
-        self.fmt, self.spark, self.table, self.pause_s = fmt, spark, table, pause_s
+    def __init__(self, fmt: TableFormat, spark: SparkSession, table: TableRef, pause_s: float = 0.5,
+                 enabled: bool = True) -> None:
+        """``enabled=False``: the writers race alone (what a finding looks like without the service beside it)."""
+        self.fmt, self.spark, self.table, self.pause_s, self.enabled = fmt, spark, table, pause_s, enabled
         self.runs: list[dict[str, Any]] = []
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="cowmor-table-service", daemon=True)
@@ -79,23 +81,26 @@ class ServiceLoop:
             self._done.wait(self.pause_s)
 
     def __enter__(self) -> ServiceLoop:
-        self._thread.start()
+        if self.enabled:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._done.set()
-        self._thread.join(timeout=900)
+        if self.enabled:
+            self._thread.join(timeout=900)
 
 
 def race(fmt: TableFormat, spark: SparkSession, table: TableRef, batches: list[list[list[int]]], kind: str,
          settings: list[Setting], coordinator: Coordinator, retries: int, work_dir: Path,
-         progress: Callable[[str], None]) -> RaceResult:
-    """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside."""
+         progress: Callable[[str], None], service: bool = True) -> RaceResult:
+    """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside
+    (unless ``service`` is false)."""
     runner = _processes if kind == PROCESSES else _threads
-    return runner(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress)
+    return runner(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service)
 
 
-def _threads(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress) -> RaceResult:
+def _threads(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service_on) -> RaceResult:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
     gate = threading.Barrier(len(batches) + 1)
@@ -117,7 +122,7 @@ def _threads(fmt, spark, table, batches, settings, coordinator, retries, work_di
     gate.wait(timeout=READY_TIMEOUT_S)
     startup = time.perf_counter() - started
     progress(f"{fmt.config_id}: {len(batches)} writer threads released")
-    with ServiceLoop(fmt, spark, table) as service:
+    with ServiceLoop(fmt, spark, table, enabled=service_on) as service:
         go = time.perf_counter()
         for t in threads:
             t.join()
@@ -125,7 +130,7 @@ def _threads(fmt, spark, table, batches, settings, coordinator, retries, work_di
     return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors)
 
 
-def _processes(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress) -> RaceResult:
+def _processes(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service_on) -> RaceResult:
     work_dir.mkdir(parents=True, exist_ok=True)
     go = work_dir / "go"
     go.unlink(missing_ok=True)
@@ -150,7 +155,7 @@ def _processes(fmt, spark, table, batches, settings, coordinator, retries, work_
         _wait_ready(procs, readies, work_dir)
         startup = time.perf_counter() - started
         progress(f"{fmt.config_id}: {len(batches)} writer applications started and warm; released")
-        with ServiceLoop(fmt, spark, table) as service:
+        with ServiceLoop(fmt, spark, table, enabled=service_on) as service:
             release = time.perf_counter()
             go.touch()
             for proc in procs:

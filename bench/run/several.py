@@ -93,7 +93,7 @@ class SeveralWriters:
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
         work = self.lab.session.run_dir / "writers" / f"{self.fmt.config_id}-{self.control}-{self.kind}"
         return race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
-                    RETRIES, work, progress)
+                    RETRIES, work, progress, service=bool(self.lab.session.scale.writer_service))
 
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
               history_before: int) -> dict[str, Any]:

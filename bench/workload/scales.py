@@ -41,6 +41,8 @@ class Scale:
     writer_batch_files: int = 2
     # 1: also race threads of one application where separate applications are safe (CI covers both kinds)
     writer_threads_too: int = 0
+    # 1: the format's table service (compaction, clean, rewrite, OPTIMIZE) runs back to back beside the writers; 0: they race alone
+    writer_service: int = 1
     degradation_batches: int = 5
     settlement_batches: int = 3
     settlement_rows_per_batch: int = 20
