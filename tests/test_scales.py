@@ -20,6 +20,7 @@ def test_override_applies_and_is_recorded():
     scale = get_scale("tiny", {"hotfix_rows": 5, "rounds": 1})
     assert (scale.hotfix_rows, scale.rounds) == (5, 1)
     assert scale.as_dict()["hotfix_rows"] == 5
+    assert get_scale("small", {"writer_service": 0, "warm_up": 0}).writer_service == 0  # switches take 0
 
 
 @pytest.mark.parametrize("name, overrides, message", [
@@ -27,6 +28,7 @@ def test_override_applies_and_is_recorded():
     ("tiny", {"nope": 1}, "unknown scale parameter 'nope'"),
     ("tiny", {"rounds": 0}, "positive integer"),
     ("tiny", {"hotfix_rows": 10**9}, "exceeds"),
+    ("small", {"writer_service": 2}, "a switch: 0 or 1"),
 ])
 def test_bad_scales_fail_in_one_line(name, overrides, message):
     with pytest.raises(BadOption, match=message) as err:

@@ -102,6 +102,7 @@ PRESETS: dict[str, Scale] = {
 
 
 MAX_PARAM = 10_000_000_000
+SWITCHES = ("warm_up", "writer_threads_too", "writer_service")  # 0 or 1, not sizes
 MAX_FILES = 1_000_000
 MAX_ROWS = 100_000_000_000
 
@@ -119,7 +120,9 @@ def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
     for key, value in (overrides or {}).items():
         if key not in fields:
             raise BadOption(f"unknown scale parameter {key!r}; known: {', '.join(sorted(fields))}")
-        if key == "warm_up" and value in (0, 1):
+        if key in SWITCHES:
+            if value not in (0, 1):
+                raise BadOption(f"scale parameter {key} is a switch: 0 or 1, got {value!r}")
             continue
         if not isinstance(value, int) or value <= 0:
             raise BadOption(f"scale parameter {key} must be a positive integer, got {value!r}")
