@@ -112,3 +112,24 @@ def test_the_table_service_runs_beside_the_writers_only_when_asked(enabled):
         time.sleep(0.2)
     assert (fmt.calls > 0) == enabled and len(service.runs) == fmt.calls
     assert all(r["committed"] and r["service"] == "compaction" for r in service.runs)
+
+
+def test_a_writer_application_is_told_the_tables_bucket_count(tmp_path):
+    """Found by the invariants: writer applications built Hudi's NBCC adapter with Hudi's default 4 buckets on a table
+    of 3 per day; their sessions pruned file groups by hash % 4 and each first UPDATE silently changed fewer rows."""
+    from bench.formats import make_adapter
+    from bench.formats.base import PRUNED, Coordinator, TableRef
+    from bench.run.race import writer_spec
+    from bench.run.writer_process import writer_adapter
+
+    fmt = make_adapter("hudi-mor", tmp_path, 1 << 20, PRUNED)
+    fmt.shape_like(3)
+    coordinator = Coordinator(None, ("127.0.0.1", 2181))
+    fmt.several_writers(coordinator, "nbcc")
+    run_settings = {s.key: s.value for s in fmt.table_settings()}
+    table = TableRef("payments", str(tmp_path / "payments"), key="txn_id", partition_by="settled_date",
+                     ordering="created_at")
+    rebuilt, _ = writer_adapter({**writer_spec(fmt, coordinator, table), "control": "nbcc"})
+    writer_settings = {s.key: s.value for s in rebuilt.table_settings()}  # what its session sets before each write
+    assert rebuilt.buckets == fmt.buckets == 3
+    assert writer_settings["hoodie.bucket.index.num.buckets"] == run_settings["hoodie.bucket.index.num.buckets"] == "3"

@@ -233,6 +233,13 @@ class TableFormat(abc.ABC):
 
     # --- several writers -----------------------------------------------------------------
     control: str = DEFAULT_CONTROL
+    files_per_partition: int | None = None  # set by shape_like()
+
+    def shape_like(self, files_per_partition: int) -> None:
+        """The table's files per partition, for layouts that hash keys into a fixed number of files (Hudi NBCC's
+        bucket index: one bucket per file of a day). Every application that writes or prunes the table must be
+        told the same: a Hudi reader prunes by the bucket count of its own session, not the table's."""
+        self.files_per_partition = files_per_partition
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
         """Put this adapter on the catalog and lock that several Spark applications can share, under ``control``;

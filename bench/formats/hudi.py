@@ -136,7 +136,10 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
                 Setting("write", "hoodie.bucket.index.hash.field", "txn_id", SRC_INDEX_CONFIG),
                 Setting("write", "hoodie.bucket.index.num.buckets", str(self.buckets), SRC_INDEX_CONFIG)]
 
-    buckets = 4
+    @property
+    def buckets(self) -> int:
+        """NBCC's bucket count: one per file of a day (``shape_like``), Hudi's own default (4) where untold."""
+        return self.files_per_partition or 4
 
     def table_name(self, name: str) -> str:
         """NBCC's bucket-indexed table is a table of its own, as a route's is."""

@@ -130,6 +130,14 @@ def _threads(fmt, spark, table, batches, settings, coordinator, retries, work_di
     return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors)
 
 
+def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> dict[str, Any]:
+    """What a writer application needs to rebuild this adapter on the same table, catalog, lock and layout
+    (``writer_process.writer_adapter`` reads it back)."""
+    return {"config_id": fmt.config_id, "warehouse": fmt.warehouse, "target_file_bytes": fmt.target_file_bytes,
+            "control": fmt.control, "files_per_partition": fmt.files_per_partition,
+            "coordinator": dataclasses.asdict(coordinator), "table": dataclasses.asdict(table)}
+
+
 def _processes(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service_on) -> RaceResult:
     work_dir.mkdir(parents=True, exist_ok=True)
     go = work_dir / "go"
@@ -142,10 +150,8 @@ def _processes(fmt, spark, table, batches, settings, coordinator, retries, work_
             out, ready = work_dir / f"writer-{number}.jsonl", work_dir / f"writer-{number}.ready"
             out.unlink(missing_ok=True)
             ready.unlink(missing_ok=True)
-            spec = {"config_id": fmt.config_id, "warehouse": fmt.warehouse, "target_file_bytes": fmt.target_file_bytes,
-                    "control": fmt.control, "coordinator": dataclasses.asdict(coordinator), "conf": conf,
-                    "table": dataclasses.asdict(table), "writer": number, "batches": mine, "retries": retries,
-                    "ready": str(ready), "go": str(go), "out": str(out)}
+            spec = {**writer_spec(fmt, coordinator, table), "conf": conf, "writer": number, "batches": mine,
+                    "retries": retries, "ready": str(ready), "go": str(go), "out": str(out)}
             spec_file = work_dir / f"writer-{number}.json"
             spec_file.write_text(json.dumps(spec))
             procs.append(spawn([sys.executable, "-m", "bench.run.writer_process", str(spec_file)],

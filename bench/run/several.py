@@ -44,7 +44,7 @@ class SeveralWriters:
     settings: list[Setting]
 
     @classmethod
-    def prepare(cls, lab: Lab, kind: str, control: str, buckets: int) -> SeveralWriters:
+    def prepare(cls, lab: Lab, kind: str, control: str, files_per_partition: int) -> SeveralWriters:
         """Raises:
             NotSupported: the configuration has no such control, or writers in separate applications are not safe.
             MissingArtifact: the catalog or lock server cannot be started here.
@@ -53,7 +53,7 @@ class SeveralWriters:
         reason = fmt.processes_unsupported() if kind == PROCESSES else None
         if reason:
             raise NotSupported(reason)
-        fmt.buckets = buckets  # type: ignore[attr-defined]  # Hudi NBCC's bucket count (one per file of a day)
+        fmt.shape_like(files_per_partition)
         coordination = lab.session.coordination
         assert coordination is not None
         coordinator = Coordinator(

@@ -14,10 +14,22 @@ import time
 from pathlib import Path
 
 from bench.formats import make_adapter
-from bench.formats.base import PRUNED, Coordinator, TableRef
+from bench.formats.base import PRUNED, Coordinator, Setting, TableFormat, TableRef
 from bench.measure.writers import run_batches
 
 GO_TIMEOUT_S = 1800.0
+
+
+def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
+    """The run's adapter rebuilt from ``race.writer_spec``: the same table layout (Hudi NBCC's bucket count: a
+    session told another count prunes the wrong file groups and its UPDATE silently changes fewer rows), then put
+    on the shared catalog and lock; with the settings this application's session applies."""
+    fmt = make_adapter(spec["config_id"], spec["warehouse"], spec["target_file_bytes"], PRUNED)
+    if spec.get("files_per_partition"):
+        fmt.shape_like(spec["files_per_partition"])
+    coordinator = spec["coordinator"]
+    zookeeper = tuple(coordinator["zookeeper"]) if coordinator.get("zookeeper") else None
+    return fmt, fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"])
 
 
 def main(spec_file: str) -> int:
@@ -31,10 +43,8 @@ def main(spec_file: str) -> int:
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
-        fmt = make_adapter(spec["config_id"], spec["warehouse"], spec["target_file_bytes"], PRUNED)
-        coordinator = spec["coordinator"]
-        zookeeper = tuple(coordinator["zookeeper"]) if coordinator.get("zookeeper") else None
-        for s in fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"]):
+        fmt, settings = writer_adapter(spec)
+        for s in settings:
             spark.conf.set(s.key, s.value)
         table = TableRef(**spec["table"])
         fmt.attach(spark, table)
