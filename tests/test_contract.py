@@ -125,3 +125,35 @@ def test_every_typed_spec_covers_what_the_old_list_of_names_required():
     for pair, spec in SPECS.items():
         declared = set(spec.required) | set(spec.optional) | {"answers_verified", "param"}
         assert set(SCENARIO_FIELDS[pair]) <= declared, pair
+
+
+def _with_pruned_route(run_dir, files_read: int, requests: int):
+    """A copy of each hotfix update as its ``pruned`` route, with what its scans read and the requests it made."""
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    for b in list(data["benchmarks"]):
+        if b["extra_info"]["operation"] == "update":
+            pruned = json.loads(json.dumps(b))
+            pruned["name"] = pruned["fullname"] = b["name"] + "-pruned"
+            pruned["extra_info"] |= {"route": "pruned", "table_data_files": 36, "files_touched": 9,
+                                     "locate": {"scans": [{"files_read": files_read}], "largest_scan_files": files_read,
+                                                "bytes_read": files_read * 1000}}
+            if requests:  # counted on an object store only
+                pruned["extra_info"]["requests"] = {"GET": requests, "total": requests}
+            data["benchmarks"].append(pruned)
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    return run_dir
+
+
+def test_each_locate_route_is_set_side_by_side_on_each_storage(tmp_path):
+    from bench.report.sections.storage import per_route
+    from bench.results.load import load_run
+
+    local = _with_pruned_route(write_run(tmp_path, "on-local"), 9, 0)
+    s3 = _with_pruned_route(write_run(tmp_path, "on-s3", speed=3.0, storage={
+        "kind": "seaweedfs 4.48", "requests_counted": True, "delay_ms_per_request": 20.0}), 9, 31)
+    table = per_route([("local disk", load_run(local)), ("object store +20 ms/request", load_run(s3))])
+    pruned = table[(table.route == "pruned") & (table.configuration == "iceberg-mor")]
+    assert list(pruned.storage) == ["local disk", "object store +20 ms/request"]
+    assert list(pruned["files read / table"]) == ["9/36", "9/36"] and list(pruned.requests) == ["–", "31"]
+    assert set(table.route) == {"join", "pruned"}
+    assert per_route([("local disk", load_run(write_run(tmp_path, "join-only")))]) is None  # the baseline alone: no table

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.core.uncertainty import describe
 from bench.report import charts
 from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
@@ -46,6 +47,28 @@ def _dashboards(reads: pd.DataFrame, op) -> str:
     return text + (f" · {per_read.sum():,.0f} requests" if not per_read.empty else "")
 
 
+def per_route(labelled: list[tuple[str, load.Run]]) -> pd.DataFrame | None:
+    """Every locate route's hotfix update on each storage: does merge-on-read's saving survive on an object store once
+    the update stops reading the whole table? None where the runs hold the baseline route only."""
+    records = [(label, r) for label, run in labelled for r in run.records(SCENARIO, "update", route=None)]
+    if len({r.route for _, r in records}) < 2:
+        return None
+    rows = []
+    for label, r in records:
+        summary = describe(r.seconds)
+        locate = r.get("locate") or {}
+        rows.append({"configuration": r.config_id, "route": r.route, "storage": label,
+                     "median s [95% CI]": f"{summary['median']:.2f}" + (
+                         f" [{summary['ci95'][0]:.2f}, {summary['ci95'][1]:.2f}]" if summary["ci95"] else "") + f" (n={summary['n']})",
+                     "requests": f"{int((r.get('requests') or {}).get('total', 0)):,}" if r.get("requests") else "–",
+                     "files read / table": f"{locate.get('largest_scan_files', '?')}/{r.get('table_data_files', '?')}"
+                     if locate.get("scans") else "–",
+                     "bytes read": human_bytes(locate.get("bytes_read")) if locate else "–",
+                     "written": human_bytes((r.get("filesystem") or {}).get("bytes_added")), "run": r.get("run_id", "")})
+    frame = pd.DataFrame(rows).drop(columns="run")
+    return frame.sort_values(["configuration", "route", "storage"], kind="stable")
+
+
 def section_storage(runs: list[load.Run], out: Path) -> str:
     labelled = [(short_label(r.environment), r) for r in runs]
     if len({label for label, _ in labelled}) < 2:
@@ -78,6 +101,9 @@ def section_storage(runs: list[load.Run], out: Path) -> str:
         parts.append(_img(charts.by_storage(pd.DataFrame(samples), "Hotfix update on each storage"), "update by storage",
                           out, "update_by_storage"))
     parts.append(_table(frame))
+    routed = per_route(labelled)
+    if routed is not None:
+        parts += ["<h3>The hotfix update per locate route on each storage</h3>", _table(routed)]
     parts.append(_note(
         "The same scenario, scale and configurations on each storage (one run each; the summary names them). "
         "Requests are the object store's own counters for the measured operation (last round) and for each "
