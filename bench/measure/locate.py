@@ -27,6 +27,7 @@ MERGE_SKIPPING = {"number of target files before skipping": "target_files_before
                   "number of target bytes before skipping": "target_bytes_before_skipping",
                   "number of target bytes after skipping": "target_bytes_after_skipping"}
 WANTED = {**FILES_READ, **PLANNED, **MERGE_SKIPPING}
+MERGE_FIELDS = frozenset(MERGE_SKIPPING.values())
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
 
 
@@ -151,9 +152,9 @@ class ScanWatch:
             statements += 1
             dot = sql_store.planGraph(execution_id).makeDotFile(sql_store.executionMetrics(execution_id))
             for name, metrics in dot_nodes(dot):
-                values = {WANTED[k]: metric_value(v) for k, v in metrics.items()}
-                scan = {k: int(v) for k, v in values.items() if v is not None and k not in MERGE_SKIPPING.values()}
-                merge = {k: int(v) for k, v in values.items() if v is not None and k in MERGE_SKIPPING.values()}
+                values = {WANTED[k]: int(v) for k, text in metrics.items() if (v := metric_value(text)) is not None}
+                scan = {k: v for k, v in values.items() if k not in MERGE_FIELDS}
+                merge = {k: v for k, v in values.items() if k in MERGE_FIELDS}
                 if "files_read" in scan:
                     scans.append({"node": name[:80], **scan})
                 if merge:

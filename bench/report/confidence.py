@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.report.costmodel import Costs, Profile, break_even
 from bench.results import load
 
@@ -72,20 +73,14 @@ class PairBreakEven:
         return span if self.point else f"({self.crossing_share:.0%} of resamples cross, at {span})"
 
 
-def _medians(values: list[float], rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """The median of ``resamples`` draws of ``values`` with replacement (each draw as long as ``values``)."""
-    array = np.asarray(values, dtype=float)
-    return np.median(array[rng.integers(0, len(array), size=(resamples, len(array)))], axis=1)
-
-
 def resampled(samples: dict[str, CostSamples], resamples: int = RESAMPLES, seed: int = 0) -> list[dict[str, Costs]]:
     """``resamples`` draws of every configuration's W, R and C from its own rounds (same seed, same draws)."""
     rng = np.random.default_rng(seed)
     drawn = {}
     for c, s in samples.items():
-        reads = np.mean([_medians(v, rng, resamples) for v in s.read_s.values()], axis=0)
-        compactions = _medians(s.compaction_s, rng, resamples) if s.compaction_s else np.zeros(resamples)
-        drawn[c] = (_medians(s.write_s, rng, resamples), reads, compactions)
+        reads = np.mean([uncertainty.resampled_medians(v, rng, resamples) for v in s.read_s.values()], axis=0)
+        compactions = uncertainty.resampled_medians(s.compaction_s, rng, resamples) if s.compaction_s else np.zeros(resamples)
+        drawn[c] = (uncertainty.resampled_medians(s.write_s, rng, resamples), reads, compactions)
     return [{c: Costs(c, float(w[i]), float(r[i]), float(k[i])) for c, (w, r, k) in drawn.items()} for i in range(resamples)]
 
 

@@ -112,11 +112,10 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
     rng = np.random.default_rng(seed)
     if min(len(p.samples) for p in points) > 1:  # every point has rounds of its own: resample them
         ys = np.array([[float(np.median(rng.choice(p.samples, len(p.samples)))) for p in points] for _ in range(resamples)])
-        draws = nnls_many(a / norm, ys.T) / norm
     else:  # some point is one measurement (one compaction a step, one warm read): resample the residuals
         fitted, residuals = a @ coef, medians - a @ coef
         ys = np.array([fitted + rng.choice(residuals, len(residuals)) for _ in range(resamples)])
-        draws = nnls_many(a / norm, ys.T) / norm
+    draws = nnls_many(a / norm, ys.T) / norm
     return Fit(drivers, points, coef, draws, _noise(points, a @ coef, medians))
 
 

@@ -55,7 +55,7 @@ def per_route(labelled: list[tuple[str, load.Run]]) -> pd.DataFrame | None:
         return None
     rows = []
     for label, r in records:
-        summary = describe(r.seconds)
+        summary = r.get("uncertainty") or describe(r.seconds)  # as recorded; older records: from their rounds
         locate = r.get("locate") or {}
         rows.append({"configuration": r.config_id, "route": r.route, "storage": label,
                      "median s [95% CI]": f"{summary['median']:.2f}" + (
@@ -64,9 +64,8 @@ def per_route(labelled: list[tuple[str, load.Run]]) -> pd.DataFrame | None:
                      "files read / table": f"{locate.get('largest_scan_files', '?')}/{r.get('table_data_files', '?')}"
                      if locate.get("scans") else "–",
                      "bytes read": human_bytes(locate.get("bytes_read")) if locate else "–",
-                     "written": human_bytes((r.get("filesystem") or {}).get("bytes_added")), "run": r.get("run_id", "")})
-    frame = pd.DataFrame(rows).drop(columns="run")
-    return frame.sort_values(["configuration", "route", "storage"], kind="stable")
+                     "written": human_bytes((r.get("filesystem") or {}).get("bytes_added"))})
+    return pd.DataFrame(rows).sort_values(["configuration", "route", "storage"], kind="stable")
 
 
 def section_storage(runs: list[load.Run], out: Path) -> str:
