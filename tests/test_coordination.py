@@ -13,14 +13,14 @@ import pytest
 
 from bench.exceptions import BadOption, MissingArtifact
 from bench.run import coordination
-from bench.run.daemons import group_alive
+from bench.run.daemons import group_alive, sweep
 
 STARTER = """
 import sys, time
 from pathlib import Path
 from bench.run.coordination import Coordination
 c = Coordination(Path(sys.argv[1]))
-print(c.catalog().uri, c.catalog()._proc.pid, c.lock()._proc.pid, flush=True)
+print(c.catalog().uri, c.catalog()._proc.pid, c.lock()._proc.pid, c.catalog()._data_dir, c.lock()._data_dir, flush=True)
 time.sleep(600)
 """
 
@@ -46,6 +46,10 @@ def test_a_killed_run_leaves_no_postgres_or_zookeeper_behind(tmp_path):
     while any(group_alive(g) for g in groups) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not any(group_alive(g) for g in groups), _alive("cowmor-postgres-|cowmor-zookeeper-")
+    folders = [Path(line[3]), Path(line[4])]
+    assert all(f.is_dir() for f in folders)  # the servers are gone; their data stays until the next start sweeps
+    sweep()
+    assert not any(f.exists() for f in folders), folders
 
 
 def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line():

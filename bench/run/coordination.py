@@ -139,7 +139,7 @@ def start_postgres(log_dir: Path, jars_dir: Path | None = None) -> Catalog:
         raise MissingArtifact(f"initdb failed: {(init.stderr or init.stdout).strip().splitlines()[-1][:200]}")
     port = free_port()
     proc = spawn([str(bin_dir / "postgres"), "-D", data, "-h", "127.0.0.1", "-p", str(port), "-k", data,
-                  "-c", "fsync=off", "-c", "max_connections=200"], log_dir / "postgres.log", user=user)
+                  "-c", "fsync=off", "-c", "max_connections=200"], log_dir / "postgres.log", user=user, data_dir=data)
     version = subprocess.run([str(bin_dir / "postgres"), "--version"], capture_output=True, text=True).stdout.strip()
     catalog = Catalog(f"jdbc:postgresql://127.0.0.1:{port}/{DATABASE}", ROLE, "", f"{version} (started by the run, "
                       "loopback)", jdbc_driver(jars_dir), proc, data)
@@ -219,7 +219,7 @@ def start_zookeeper(log_dir: Path) -> LockServer:
     config.write_text(f"dataDir={data}\nclientPort={port}\nclientPortAddress=127.0.0.1\ntickTime=2000\n"
                       "admin.enableServer=false\n4lw.commands.whitelist=ruok\n")
     proc = spawn([java, "-Xmx256m", f"-Dlog4j2.configurationFile=file:{LOG4J2}", "-cp", ":".join(map(str, jars)),
-                  "org.apache.zookeeper.server.ZooKeeperServerMain", str(config)], log_dir / "zookeeper.log")
+                  "org.apache.zookeeper.server.ZooKeeperServerMain", str(config)], log_dir / "zookeeper.log", data_dir=data)
     server = LockServer("127.0.0.1", port, f"ZooKeeper {jars[0].stem.removeprefix('zookeeper-')} (pyspark's jar; "
                         "started by the run, loopback)", proc, data)
     try:

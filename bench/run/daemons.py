@@ -4,7 +4,8 @@ that started them, even when it is killed.
 Each daemon runs in its own process group (stopped as one, TERM then KILL) and gets a parent-death signal
 (``PR_SET_PDEATHSIG``: the kernel sends SIGKILL when its parent dies, however it dies). The signal reaches the
 daemon's own process, not the children it forks, so each daemon also leaves a pid file under ``PID_DIR``: the next
-start sweeps every group recorded there whose starter is gone.
+start sweeps every group recorded there whose starter is gone, and the data folder recorded with it (a killed run's
+PostgreSQL cluster, ZooKeeper snapshots, S3 objects would otherwise stay in the temporary folder for good).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -50,15 +52,16 @@ def become(user: str | None):
     return preexec
 
 
-def spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None, user: str | None = None) -> subprocess.Popen:
-    """Start ``cmd`` as a daemon of this process: its own process group, killed if this process dies, recorded;
-    as ``user`` where given (the caller is root)."""
+def spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None, user: str | None = None,
+          data_dir: str | None = None) -> subprocess.Popen:
+    """Start ``cmd`` as a daemon of this process: its own process group, killed if this process dies, recorded with
+    its ``data_dir`` (removed by the sweep if this process dies first); as ``user`` where given (the caller is root)."""
     sweep()
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 preexec_fn=become(user))
     PID_DIR.mkdir(parents=True, exist_ok=True)
-    (PID_DIR / f"{proc.pid}.pid").write_text(f"{os.getpid()}\n")
+    (PID_DIR / f"{proc.pid}.pid").write_text(f"{os.getpid()}\n{data_dir or ''}\n")
     return proc
 
 
@@ -109,11 +112,13 @@ def _alive(pid: int) -> bool:
 
 
 def sweep() -> list[int]:
-    """Kill the groups of daemons whose starter is gone (a killed test process, a CI time limit); return them."""
+    """Kill the groups of daemons whose starter is gone (a killed test process, a CI time limit) and remove their
+    data folders; return the groups killed."""
     swept = []
     for pidfile in PID_DIR.glob("*.pid") if PID_DIR.is_dir() else ():
         try:
-            pgid, starter = int(pidfile.stem), int(pidfile.read_text().split()[0])
+            lines = pidfile.read_text().splitlines()
+            pgid, starter = int(pidfile.stem), int(lines[0])
         except (ValueError, IndexError, OSError):
             pidfile.unlink(missing_ok=True)
             continue
@@ -122,6 +127,12 @@ def sweep() -> list[int]:
         if group_alive(pgid):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while group_alive(pgid) and time.monotonic() < deadline:
+                time.sleep(0.1)  # a server still writing into its folder would recreate what is removed
             swept.append(pgid)
+        data_dir = lines[1].strip() if len(lines) > 1 else ""
+        if data_dir and Path(data_dir).name.startswith("cowmor-"):  # only a folder the harness made
+            shutil.rmtree(data_dir, ignore_errors=True)
         pidfile.unlink(missing_ok=True)
     return swept

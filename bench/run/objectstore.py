@@ -150,7 +150,7 @@ def start_seaweedfs(log_dir: Path, jars: dict[str, str], delay_ms: float = 0.0) 
            "-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false", f"-bucket={BUCKET}",
            f"-metricsPort={metrics}"]
     log_dir.mkdir(parents=True, exist_ok=True)
-    proc = spawn(cmd, log_dir / "seaweedfs.log", env)
+    proc = spawn(cmd, log_dir / "seaweedfs.log", env, data_dir=data)
     store = ObjectStore(f"http://127.0.0.1:{port}", access, secret, "seaweedfs 4.48 (started by the run, loopback)",
                         f"http://127.0.0.1:{metrics}/metrics", delay_ms, jars, [proc], data)
     try:
