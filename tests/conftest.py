@@ -57,7 +57,7 @@ def start_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict 
 
     def finish() -> dict:
         try:
-            proc.wait(timeout=1500)
+            proc.wait(timeout=2400)
         except subprocess.TimeoutExpired:
             proc.terminate()  # the run saves what it measured on SIGTERM (artifacts for the failure)
             try:
@@ -71,6 +71,7 @@ def start_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict 
         if (run_dir / "benchmark.json").exists():
             record["json"] = json.loads((run_dir / "benchmark.json").read_text())
         return record
+    finish.proc = proc  # type: ignore[attr-defined]  # for a session that ends before the run does
     return finish
 
 
@@ -135,6 +136,72 @@ def merge_records(records: list[dict], run_dir: Path) -> dict:
             "json": merged}
 
 
+class TinyRun:
+    """The tiny run's lanes, started in the background as soon as the session knows a selected test reads it.
+
+    The tests that read the run go last (``pytest_collection_modifyitems``), so the ~400 others — mostly Python,
+    one core — run while the lanes' JVMs do, instead of before or after them.
+    """
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp, self.running, self.cancelled = tmp, [], False
+        self.pool = concurrent.futures.ThreadPoolExecutor(len(TINY_LANES), thread_name_prefix="tiny-lane")
+        self.lanes = [self.pool.submit(self.lane, number) for number in range(len(TINY_LANES))]
+
+    def _run(self, *args: str, run_id: str) -> dict:
+        if self.cancelled:
+            return {"returncode": -1, "stdout": "cancelled: the test session ended first", "run_dir": None}
+        finish = start_scenarios(self.tmp, *args, run_id=run_id)
+        self.running.append(finish.proc)
+        return finish()
+
+    def lane(self, number: int) -> list[dict]:
+        families, writers = TINY_LANES[number]
+        # Hudi's process also pays the warm-up (off at tiny): its routes build tables of their own, and the warm-up
+        # takes each route's own path (the record index's MERGE wants the keys with their ordering values)
+        scenarios = self._run(str(ROOT / "scenarios"), "--ignore", str(ROOT / WRITERS_SCENARIO), "--scale", "tiny",
+                              "--formats", families, *(("--param", "warm_up=1") if "hudi" in families else ()),
+                              run_id=f"e2e-{number}")
+        raced = self._run(str(ROOT / WRITERS_SCENARIO), "--scale", "tiny", "--formats", writers,
+                          run_id=f"e2e-writers-{number}")
+        return [scenarios, {**raced, "races": True}]
+
+    def result(self) -> dict:
+        records = [r for lane in self.lanes for r in lane.result()]
+        for record in records:
+            if record.get("races") and only_violations_failed(record):
+                continue  # a race that broke an invariant is a recorded finding (tests/test_e2e_writers.py reads it)
+            assert record["returncode"] == 0, record["stdout"][-6000:]
+        return merge_records(records, self.tmp / "results" / "e2e")
+
+    def cancel(self) -> None:
+        """The session ends before the lanes: stop their runs (each saves what it measured on SIGTERM)."""
+        self.cancelled = True
+        for proc in self.running:
+            if proc.poll() is None:
+                proc.terminate()
+        self.pool.shutdown(wait=True)
+
+
+_TINY: dict[str, object] = {}
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k deselection: start the run only if a selected test reads it
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    readers = [item for item in items if "tiny_run" in getattr(item, "fixturenames", ())]
+    if not readers:
+        return
+    items[:] = [item for item in items if item not in readers] + readers
+    if not os.environ.get(REUSE_ENV) and not config.option.collectonly:
+        _TINY["run"] = TinyRun(config._tmp_path_factory.mktemp("tiny-run"))  # type: ignore[attr-defined]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    run = _TINY.pop("run", None)
+    if isinstance(run, TinyRun) and not all(lane.done() for lane in run.lanes):
+        run.cancel()
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One real tiny run of every scenario on every configuration (Delta/Hudi skip where their jars are absent)."""
@@ -143,23 +210,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
         run_dir = Path(reuse)
         return {"returncode": 0, "run_dir": run_dir, "stderr": "", "json": json.loads((run_dir / "benchmark.json").read_text()),
                 "stdout": (ARTIFACTS / "e2e.log").read_text() if (ARTIFACTS / "e2e.log").exists() else ""}
-    tmp = tmp_path_factory.mktemp("tiny-run")
-
-    def lane(number: int) -> list[dict]:
-        families, writers = TINY_LANES[number]
-        # Hudi's process also pays the warm-up (off at tiny): its routes build tables of their own, and the warm-up
-        # takes each route's own path (the record index's MERGE wants the keys with their ordering values)
-        scenarios = run_scenarios(tmp, str(ROOT / "scenarios"), "--ignore", str(ROOT / WRITERS_SCENARIO), "--scale", "tiny",
-                                  "--formats", families, *(("--param", "warm_up=1") if "hudi" in families else ()),
-                                  run_id=f"e2e-{number}")
-        raced = run_scenarios(tmp, str(ROOT / WRITERS_SCENARIO), "--scale", "tiny", "--formats", writers,
-                              run_id=f"e2e-writers-{number}")
-        return [scenarios, {**raced, "races": True}]
-
-    with concurrent.futures.ThreadPoolExecutor(len(TINY_LANES)) as lanes:
-        records = [r for done in lanes.map(lane, range(len(TINY_LANES))) for r in done]
-    for record in records:
-        if record.get("races") and only_violations_failed(record):
-            continue  # a race that broke an invariant is a recorded finding (tests/test_e2e_writers.py reads it)
-        assert record["returncode"] == 0, record["stdout"][-6000:]
-    return merge_records(records, tmp / "results" / "e2e")
+    run = _TINY.get("run")
+    if not isinstance(run, TinyRun):  # a test reached without collection (never in a normal session)
+        run = _TINY["run"] = TinyRun(tmp_path_factory.mktemp("tiny-run"))
+    return run.result()
