@@ -138,7 +138,10 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
 
     @property
     def buckets(self) -> int:
-        """NBCC's bucket count: one per file of a day (``shape_like``), Hudi's own default (4) where untold."""
+        """NBCC's bucket count: one per file of a day (``shape_like``), else 4 (Hudi's own default is 256).
+
+        Every application that reads the table must be told it: Hudi prunes by the reader's count, not the
+        table's (docs/several-writers.md)."""
         return self.files_per_partition or 4
 
     def table_name(self, name: str) -> str:
