@@ -89,7 +89,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     located = locate_mod.located(run)
     verdict_rows = pd.DataFrame(verdicts(run, ops, costs)) if not ops.empty else pd.DataFrame()
     parts = [frame for frame in (ops.assign(kind="operation"), all_reads.assign(kind="read")) if not frame.empty]
-    csv = pd.concat(parts, ignore_index=True) if parts and not ops.empty else ops
+    csv = pd.concat(parts, ignore_index=True) if not ops.empty else ops
     csv.to_csv(out / "results.csv", index=False)
     sections = [
         ("summary", "Summary", section_summary(runs, run, verdict_rows, recs)),

@@ -19,6 +19,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PID_DIR = Path(tempfile.gettempdir()) / f"cowmor-daemons-{os.getuid()}"
@@ -83,6 +84,18 @@ def group_alive(pgid: int) -> bool:
     return False
 
 
+def _gone_within(pgid: int, grace: float, reap: Callable[[], object] = lambda: None) -> bool:
+    """Whether the group empties within ``grace`` seconds (``reap`` collects a leader this process started)."""
+    deadline = time.monotonic() + grace
+    while True:
+        reap()
+        if not group_alive(pgid):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+
+
 def stop(proc: subprocess.Popen, term_grace: float = 20.0, kill_grace: float = 10.0) -> None:
     """Stop the daemon's whole process group: TERM, then KILL; wait until it is empty."""
     for sig, grace in ((signal.SIGTERM, term_grace), (signal.SIGKILL, kill_grace)):
@@ -90,13 +103,7 @@ def stop(proc: subprocess.Popen, term_grace: float = 20.0, kill_grace: float = 1
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             break
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            proc.poll()  # reap the leader
-            if not group_alive(proc.pid):
-                break
-            time.sleep(0.2)
-        if not group_alive(proc.pid):
+        if _gone_within(proc.pid, grace, proc.poll):
             break
     (PID_DIR / f"{proc.pid}.pid").unlink(missing_ok=True)
 
@@ -127,9 +134,7 @@ def sweep() -> list[int]:
         if group_alive(pgid):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
-            deadline = time.monotonic() + 10
-            while group_alive(pgid) and time.monotonic() < deadline:
-                time.sleep(0.1)  # a server still writing into its folder would recreate what is removed
+            _gone_within(pgid, 10.0)  # a server still writing into its folder would recreate what is removed
             swept.append(pgid)
         data_dir = lines[1].strip() if len(lines) > 1 else ""
         if data_dir and Path(data_dir).name.startswith("cowmor-"):  # only a folder the harness made
