@@ -17,8 +17,8 @@ class FakeClock:
 
 
 def test_nested_time_is_charged_to_the_inner_category_only():
-    clock = FakeClock()
-    ledger = Ledger(clock)
+    clock, cpu = FakeClock(), FakeClock()
+    ledger = Ledger(clock, cpu)
     with ledger.spend(OPERATIONS):
         clock.now += 2
         with ledger.spend(READS):
@@ -27,21 +27,25 @@ def test_nested_time_is_charged_to_the_inner_category_only():
     with ledger.spend(RESET):
         clock.now += 0.5
     clock.now += 1.5  # outside any category
+    cpu.now += 12
     b = ledger.breakdown()
     assert b["seconds"][OPERATIONS] == 3 and b["seconds"][READS] == 3 and b["seconds"][RESET] == 0.5
     assert b["seconds"][OTHER] == 1.5 and b["wall_s"] == 8
     assert b["measured_share"] == 0.75
     assert sum(b["seconds"].values()) == pytest.approx(b["wall_s"])
-    assert describe(b).startswith("wall 8s, measured 75% — measured operations 3s (38%)")
+    assert b["cpu_s"] == 12
+    assert describe(b).startswith("wall 8s (CPU 12s: 1.5 cores busy), measured 75% — measured operations 3s (38%)")
 
 
 def test_restart_and_unknown_category():
-    clock = FakeClock()
-    ledger = Ledger(clock)
+    clock, cpu = FakeClock(), FakeClock()
+    ledger = Ledger(clock, cpu)
     with ledger.spend(DATA):
         clock.now += 4
+    cpu.now += 9
     ledger.restart()
     assert ledger.breakdown()["seconds"][DATA] == 0 and ledger.breakdown()["wall_s"] == 0
+    assert ledger.breakdown()["cpu_s"] == 0
     with pytest.raises(ValueError, match="unknown ledger category"):
         with ledger.spend("coffee"):
             pass
@@ -52,3 +56,14 @@ def test_progress_prefix_estimates_time_left_once_a_test_finished():
     assert progress_prefix(120, 2, 10) == "[2:00, ~8:00 left]"
     assert progress_prefix(3700, 1, 2) == "[1:01:40, ~1:01:40 left]"
     assert progress_prefix(30, 5, 5) == "[0:30]"
+
+
+def test_cpu_counts_this_process_and_the_children_it_reaped():
+    import subprocess
+    import sys
+
+    from bench.core.ledger import cpu_seconds
+
+    before = cpu_seconds()
+    subprocess.run([sys.executable, "-c", "x = 0\nfor i in range(3_000_000): x += i"], check=True)
+    assert cpu_seconds() > before  # the child's CPU is the run's once it has been waited for

@@ -112,3 +112,13 @@ def test_java_missing_or_too_old_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(JavaNotFound, match="Java not found.*install OpenJDK 17"):
         java_version()
+
+
+def test_a_users_jvm_options_join_cowmors_logging_and_other_settings_replace():
+    from bench.run.spark import LOG4J2, SparkOptions
+
+    conf = SparkOptions(extra_conf=(("spark.driver.extraJavaOptions", "-XX:+UseParallelGC"),
+                                    ("spark.sql.adaptive.enabled", "false"))).base_conf("iceberg")
+    assert conf["spark.driver.extraJavaOptions"] == f"-Dlog4j2.configurationFile=file:{LOG4J2} -XX:+UseParallelGC"
+    assert conf["spark.executor.extraJavaOptions"] == f"-Dlog4j2.configurationFile=file:{LOG4J2}"
+    assert conf["spark.sql.adaptive.enabled"] == "false"

@@ -1,14 +1,23 @@
 """Where a run's wall time goes: measured operations and reads versus setup, resets, data, JVM starts.
 
 Each category is charged only its own time: entering a category while another is open pauses the outer
-one, so nested work (a reset inside a setup, a read inside a sequence) is never counted twice.
+one, so nested work (a reset inside a setup, a read inside a sequence) is never counted twice. Beside the wall
+time, the CPU the run used (this process and the JVMs and servers it started and has reaped): a run whose CPU
+is near cores x wall is bound by the machine, and running more beside it only stretches both.
 """
 
 from __future__ import annotations
 
 import contextlib
+import resource
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and of its children that have exited (a stopped JVM, a writer)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP = (
     "measured operations", "measured reads", "second-engine reads", "table setup", "table resets", "data generation",
@@ -19,13 +28,13 @@ OTHER = "everything else"
 
 
 class Ledger:
-    def __init__(self, clock=time.perf_counter) -> None:
-        self.clock = clock
+    def __init__(self, clock: Callable[[], float] = time.perf_counter, cpu: Callable[[], float] = cpu_seconds) -> None:
+        self.clock, self.cpu = clock, cpu
         self.restart()
 
     def restart(self) -> None:
         """Begin a new run (a pytest session starts one; several can share a process)."""
-        self.started = self.clock()
+        self.started, self.cpu_started = self.clock(), self.cpu()
         self.seconds: dict[str, float] = dict.fromkeys(CATEGORIES, 0.0)
         self._stack: list[list] = []  # [category, start, time spent in nested categories]
 
@@ -33,7 +42,7 @@ class Ledger:
     def spend(self, category: str) -> Iterator[None]:
         if category not in self.seconds:
             raise ValueError(f"unknown ledger category {category!r}; known: {', '.join(CATEGORIES)}")
-        frame = [category, self.clock(), 0.0]
+        frame: list = [category, self.clock(), 0.0]
         self._stack.append(frame)
         try:
             yield
@@ -53,14 +62,16 @@ class Ledger:
         spent = {k: round(v, 3) for k, v in self.seconds.items()}
         spent[OTHER] = round(max(0.0, wall - sum(self.seconds.values())), 3)
         measured = sum(self.seconds[k] for k in MEASURED)
-        return {"wall_s": round(wall, 3), "seconds": spent, "measured_share": round(measured / wall, 4) if wall else 0.0}
+        return {"wall_s": round(wall, 3), "seconds": spent, "measured_share": round(measured / wall, 4) if wall else 0.0,
+                "cpu_s": round(self.cpu() - self.cpu_started, 3)}
 
 
 def describe(breakdown: dict) -> str:
     """One line: wall time, measured share, then each category's seconds and share."""
     wall = breakdown["wall_s"] or 1e-9
     parts = [f"{name} {s:.0f}s ({s / wall:.0%})" for name, s in breakdown["seconds"].items() if s >= 0.5]
-    return (f"wall {breakdown['wall_s']:.0f}s, measured {breakdown['measured_share']:.0%} — " + ", ".join(parts))
+    cpu = f" (CPU {breakdown['cpu_s']:.0f}s: {breakdown['cpu_s'] / wall:.1f} cores busy)" if breakdown.get("cpu_s") else ""
+    return (f"wall {breakdown['wall_s']:.0f}s{cpu}, measured {breakdown['measured_share']:.0%} — " + ", ".join(parts))
 
 
 LEDGER = Ledger()  # the run's ledger: the pytest plugin restarts, records and prints it

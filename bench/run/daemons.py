@@ -28,9 +28,16 @@ PR_SET_PDEATHSIG = 1
 
 def free_port() -> int:
     """A TCP port on loopback nobody listens on now (a server the run starts takes it next)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct such ports (each held until all are chosen, so none is handed out twice)."""
+    with contextlib.ExitStack() as held:
+        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec

@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 from bench.core.storage import MEASURED_ENDPOINT
 from bench.exceptions import BadOption, MissingArtifact
 from bench.run.artifacts import sha256
-from bench.run.daemons import free_port, spawn, stop
+from bench.run.daemons import free_ports, spawn, stop
 
 S3A_JARS = ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar")
 S3A_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"
@@ -140,15 +140,22 @@ def weed_binary() -> str:
     return found
 
 
+INTERNAL_PORTS = ("s3.port.grpc", "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
+                  "filer.port.grpc", "admin.port", "admin.port.grpc")
+
+
 def start_seaweedfs(log_dir: Path, jars: dict[str, str], delay_ms: float = 0.0) -> ObjectStore:
     """A SeaweedFS S3 server on loopback with fresh credentials and data folder, its bucket created."""
     data = tempfile.mkdtemp(prefix="cowmor-s3-")
-    port, metrics = free_port(), free_port()
+    port, metrics, *internal_ports = free_ports(2 + len(INTERNAL_PORTS))
     access, secret = f"cowmor{secrets.token_hex(4)}", secrets.token_hex(16)
     env = {**os.environ, "AWS_ACCESS_KEY_ID": access, "AWS_SECRET_ACCESS_KEY": secret}
+    # every port of its own choosing too (master 9333, volume, filer 8888, admin 23646, their gRPC ports), so two
+    # runs on one machine each have their server (left at their defaults, the second server cannot start)
+    internal = [f"-{flag}={p}" for flag, p in zip(INTERNAL_PORTS, internal_ports)]
     cmd = [weed_binary(), "mini", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-s3.port={port}",
            "-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false", "-admin.ui=false", f"-bucket={BUCKET}",
-           f"-metricsPort={metrics}"]
+           f"-metricsPort={metrics}", *internal]
     log_dir.mkdir(parents=True, exist_ok=True)
     proc = spawn(cmd, log_dir / "seaweedfs.log", env, data_dir=data)
     store = ObjectStore(f"http://127.0.0.1:{port}", access, secret, "seaweedfs 4.48 (started by the run, loopback)",

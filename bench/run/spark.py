@@ -68,10 +68,12 @@ class SparkOptions:
             "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J2}",
             "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J2}",
         }
-        conf.update(dict(self.extra_conf))
+        for key, value in self.extra_conf:  # a user's JVM options come after cowmor's logging, not instead of it
+            conf[key] = f"{conf[key]} {value}" if key in JAVA_OPTION_KEYS else value
         return conf
 
 
+JAVA_OPTION_KEYS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
 LIST_KEYS = ("spark.jars", "spark.jars.packages", "spark.jars.repositories", "spark.sql.extensions")
 
 
