@@ -85,3 +85,11 @@ def test_no_catalog_or_lock_server_outlives_the_run(tiny_run):
     left = subprocess.run(["pgrep", "-af", "cowmor-postgres-|cowmor-zookeeper-|bench.run.writer_process"],
                           capture_output=True, text=True).stdout.strip()
     assert left == "", f"still running after the run: {left}"
+
+
+def test_one_pool_of_writer_applications_serves_every_race_of_a_family(tiny_run):
+    """Hudi's OCC race and its NBCC race take the same two writer applications (each job brings its settings): a
+    writer's JVM is started once per family, not once per race."""
+    started = [race(tiny_run, "hudi-mor", "processes", control)["writers_started"] for control in ("default", "nbcc")]
+    assert sorted(started) == [0, TINY_WRITERS], started
+    assert race(tiny_run, "iceberg-mor", "processes")["writers_started"] == TINY_WRITERS

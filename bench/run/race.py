@@ -4,8 +4,13 @@ Writers are separate Spark applications (``processes``: one JVM each, ``python -
 threads of the run's own application (``threads``: one Spark session each). Either way every writer first starts
 and warms up, then all are released together; the table service (``TableFormat.table_service``) runs back to back
 in the run's application until the last writer is done. Each batch's record is written the moment it ends (a
-file per writer process), so a writer that dies loses nothing it finished. Writer processes are daemons of the
-run (``daemons.py``): stopped, whatever happens, before this returns.
+file per writer process), so a writer that dies loses nothing it finished.
+
+Writer applications are kept between races (``WriterPool``): a JVM start and its first statements cost about a
+minute of CPU on a laptop, and a grid of 1, 2, 4, 8 writers x overlaps x controls would pay it hundreds of times.
+Each race hands every writer a job (its table, settings and batches); the pool grows to the race's writer count.
+Writer processes are daemons of the run (``daemons.py``): the pool stops them when the family's application
+stops, when the run ends, and whatever happens.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ OWN_KEYS = ("spark.app.id", "spark.app.name", "spark.driver.port", "spark.driver
             "spark.app.startTime", "spark.app.submitTime", "spark.master", "spark.driver.memory",
             "spark.sql.warehouse.dir", "spark.repl.local.jars", "spark.submit.pyFiles", "spark.files")
 READY_TIMEOUT_S = 900.0
+RACE_TIMEOUT_S = 3600.0
 
 
 @dataclass
@@ -45,8 +51,9 @@ class RaceResult:
     batches: list[dict[str, Any]]
     services: list[dict[str, Any]]
     wall_s: float  # from the release of the writers to the last one's end
-    startup_s: float  # until every writer was started and warm (JVM starts, for processes)
+    startup_s: float  # until every writer was started and warm (JVM starts of the writers the pool started now)
     writer_errors: list[str] = field(default_factory=list)  # a writer that crashed (the harness's failure, not a conflict)
+    writers_started: int = 0  # writer applications (JVMs) this race started; the others were kept from earlier races
 
 
 def writer_conf(spark: SparkSession) -> dict[str, str]:
@@ -92,15 +99,16 @@ class ServiceLoop:
 
 
 def race(fmt: TableFormat, spark: SparkSession, table: TableRef, batches: list[list[list[int]]], kind: str,
-         settings: list[Setting], coordinator: Coordinator, retries: int, work_dir: Path,
+         settings: list[Setting], coordinator: Coordinator, retries: int, pool: WriterPool,
          progress: Callable[[str], None], service: bool = True) -> RaceResult:
     """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside
-    (unless ``service`` is false)."""
-    runner = _processes if kind == PROCESSES else _threads
-    return runner(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service)
+    (unless ``service`` is false). Writer applications come from ``pool``."""
+    if kind == PROCESSES:
+        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service)
+    return _threads(fmt, spark, table, batches, settings, retries, progress, service)
 
 
-def _threads(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service_on) -> RaceResult:
+def _threads(fmt, spark, table, batches, settings, retries, progress, service_on) -> RaceResult:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
     gate = threading.Barrier(len(batches) + 1)
@@ -138,59 +146,124 @@ def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> 
             "coordinator": dataclasses.asdict(coordinator), "table": dataclasses.asdict(table)}
 
 
-def _processes(fmt, spark, table, batches, settings, coordinator, retries, work_dir, progress, service_on) -> RaceResult:
-    work_dir.mkdir(parents=True, exist_ok=True)
-    go = work_dir / "go"
-    go.unlink(missing_ok=True)
-    conf = writer_conf(spark)
-    procs, outs, readies = [], [], []
+def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on) -> RaceResult:
     started = time.perf_counter()
+    new = pool.ensure(writer_conf(spark), len(batches))
+    jobs = pool.hand_out([{**writer_spec(fmt, coordinator, table), "writer": number, "batches": mine, "retries": retries}
+                          for number, mine in enumerate(batches)])
     try:
-        for number, mine in enumerate(batches):
-            out, ready = work_dir / f"writer-{number}.jsonl", work_dir / f"writer-{number}.ready"
-            out.unlink(missing_ok=True)
-            ready.unlink(missing_ok=True)
-            spec = {**writer_spec(fmt, coordinator, table), "conf": conf, "writer": number, "batches": mine,
-                    "retries": retries, "ready": str(ready), "go": str(go), "out": str(out)}
-            spec_file = work_dir / f"writer-{number}.json"
-            spec_file.write_text(json.dumps(spec))
-            procs.append(spawn([sys.executable, "-m", "bench.run.writer_process", str(spec_file)],
-                               work_dir / f"writer-{number}.log"))
-            outs.append(out)
-            readies.append(ready)
-        _wait_ready(procs, readies, work_dir)
+        pool.wait(jobs, "ready")
         startup = time.perf_counter() - started
-        progress(f"{fmt.config_id}: {len(batches)} writer applications started and warm; released")
+        progress(f"{fmt.config_id}: {len(batches)} writer applications ({new} started now, the rest kept) warm; released")
         with ServiceLoop(fmt, spark, table, enabled=service_on) as service:
             release = time.perf_counter()
-            go.touch()
-            for proc in procs:
-                proc.wait()
+            pool.go(jobs)
+            errors = pool.wait(jobs, "done")
             wall = time.perf_counter() - release
-    finally:
-        for proc in procs:
-            stop(proc, term_grace=10)
-    errors = [f"writer {n} exited with {p.returncode}: {_tail(work_dir / f'writer-{n}.log')}"
-              for n, p in enumerate(procs) if p.returncode]
-    records = [json.loads(line) for out in outs if out.exists() for line in out.read_text().splitlines() if line.strip()]
-    return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors)
+    except BaseException:
+        pool.stop()  # a writer that never said ready or done is in an unknown state: no later race may reuse it
+        raise
+    if errors:
+        pool.stop()
+    records = [json.loads(line) for job in jobs if job.out.exists() for line in job.out.read_text().splitlines() if line.strip()]
+    return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors, new)
 
 
-def _wait_ready(procs: list, readies: list[Path], work_dir: Path) -> None:
-    """Until every writer application is up and warm.
+@dataclass
+class Job:
+    """One race's work for one writer application: files in the writer's own folder, named by the job's number."""
 
-    Raises:
-        RuntimeError: a writer exited first (its log's last line), or the wait timed out.
+    writer: int
+    folder: Path
+    number: int
+
+    def path(self, what: str) -> Path:
+        return self.folder / f"job-{self.number}.{what}"
+
+    @property
+    def out(self) -> Path:
+        return self.path("jsonl")
+
+
+class WriterPool:
+    """Writer applications of one family's settings, started when a race needs more of them and kept for the next.
+
+    A writer waits for ``job-N.json`` in its folder, warms up on the job's table (``job-N.ready``), waits for
+    ``job-N.go``, appends each batch's record to ``job-N.jsonl`` and says ``job-N.done``; then waits for job N+1.
     """
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while not all(r.exists() for r in readies):
-        for n, proc in enumerate(procs):
-            if proc.poll() is not None:
-                raise RuntimeError(f"writer {n} exited with {proc.returncode} before it was ready: "
-                                   f"{_tail(work_dir / f'writer-{n}.log')}")
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"writers not ready within {READY_TIMEOUT_S:.0f} s")
-        time.sleep(0.2)
+
+    def __init__(self, work_dir: Path, command: tuple[str, ...] = (sys.executable, "-m", "bench.run.writer_process")) -> None:
+        """``command`` + the writer's folder starts a writer (tests give one that speaks the protocol without Spark)."""
+        self.work_dir, self.command, self.jobs_handed, self.generation = work_dir, command, 0, 0
+        self.procs: list[Any] = []
+        self.conf: dict[str, str] | None = None
+
+    def ensure(self, conf: dict[str, str], count: int) -> int:
+        """At least ``count`` writers with ``conf`` (another family's are stopped first); how many started now."""
+        if conf != self.conf:
+            self.stop()
+            self.conf, self.generation = conf, self.generation + 1
+        new = 0
+        while len(self.procs) < count:
+            number = len(self.procs)
+            folder = self.folder(number)  # each generation its own folders: earlier writers' logs stay, their jobs are not served again
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "app.json").write_text(json.dumps({"conf": conf, "writer": number}))
+            self.procs.append(spawn([*self.command, str(folder)], folder / "writer.log"))
+            new += 1
+        return new
+
+    def hand_out(self, specs: list[dict[str, Any]]) -> list[Job]:
+        """Each spec to its writer, as the next job (every writer gets the same job number)."""
+        self.jobs_handed += 1
+        jobs = []
+        for spec in specs:
+            job = Job(spec["writer"], self.folder(spec["writer"]), self.jobs_handed)
+            for what in ("ready", "go", "done", "jsonl"):
+                job.path(what).unlink(missing_ok=True)
+            job.path("tmp").write_text(json.dumps(spec))
+            job.path("tmp").rename(job.path("json"))  # whole or not at all: the writer polls for it
+            jobs.append(job)
+        return jobs
+
+    def folder(self, writer: int) -> Path:
+        return self.work_dir / f"pool-{self.generation}" / f"writer-{writer}"
+
+    @staticmethod
+    def go(jobs: list[Job]) -> None:
+        for job in jobs:
+            job.path("go").touch()
+
+    def wait(self, jobs: list[Job], what: str) -> list[str]:
+        """Until every job says ``what``; a writer that exits first is an error (its log's last line).
+
+        Raises:
+            RuntimeError: a writer exited before it was ready, or the wait timed out.
+        """
+        deadline = time.monotonic() + (READY_TIMEOUT_S if what == "ready" else RACE_TIMEOUT_S)
+        errors: list[str] = []
+        pending = list(jobs)
+        while pending:
+            for job in list(pending):
+                proc = self.procs[job.writer]
+                if job.path(what).exists():
+                    pending.remove(job)
+                elif proc.poll() is not None:
+                    line = f"writer {job.writer} exited with {proc.returncode}: {_tail(job.folder / 'writer.log')}"
+                    if what == "ready":
+                        raise RuntimeError(f"{line} (before it was ready)")
+                    errors.append(line)
+                    pending.remove(job)
+            if pending and time.monotonic() > deadline:
+                raise RuntimeError(f"writers not {what} within {READY_TIMEOUT_S:.0f} s")
+            time.sleep(0.05)
+        return errors
+
+    def stop(self) -> None:
+        """Stop every writer application (each stops its Spark on SIGTERM)."""
+        for proc in self.procs:
+            stop(proc, term_grace=10)
+        self.procs, self.conf = [], None
 
 
 def _tail(log: Path) -> str:

@@ -23,6 +23,7 @@ from bench.measure.rounds import RoundsPlan
 from bench.run import artifacts, objectstore, record
 from bench.run.coordination import Coordination
 from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
+from bench.run.race import WriterPool
 from bench.run.readers import ReadEngines
 from bench.run.spark import SparkApps, SparkOptions, java_version, merge_conf
 from bench.run.tables import TableStates
@@ -76,10 +77,12 @@ class BenchSession:
     object_store: objectstore.ObjectStore | None = None
     interrupted: str | None = None  # the signal that stopped the run early (SIGINT, SIGTERM, SIGHUP)
     coordination: Coordination | None = None  # several writers' catalog and lock servers, started on first use
+    writer_pool: WriterPool = field(init=False)  # several writers' applications, kept from race to race
 
     def __post_init__(self) -> None:
         self.coordination = self.coordination or Coordination(self.results_dir / ".servers", self.jars_dir)
         self.apps = SparkApps(self.spark_options)
+        self.writer_pool = WriterPool(self.results_dir / self.run_id / "writers")
         self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
         self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up))
         self.readers = ReadEngines(self.engine_names)
@@ -172,6 +175,8 @@ class BenchSession:
         conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
         conf = merge_conf(conf | resolution.spark_conf(), self._shared_catalog_driver(family))
         starting = self.apps.family != family
+        if starting:
+            self.writer_pool.stop()  # the writers carry the stopping family's settings
         with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
             return self.apps.get(family, conf)
 
@@ -188,7 +193,8 @@ class BenchSession:
         return record.environment(self)
 
     def close(self) -> None:
-        """Stop everything the run started: Spark, the read engines, the object-store server."""
+        """Stop everything the run started: Spark and its writers, the read engines, the object-store server."""
+        self.writer_pool.stop()
         self.apps.stop()
         self.readers.close()
         if self.coordination is not None:

@@ -91,9 +91,8 @@ class SeveralWriters:
         return table, len(fmt.history(spark, table))
 
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
-        work = self.lab.session.run_dir / "writers" / f"{self.fmt.config_id}-{self.control}-{self.kind}"
         return race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
-                    RETRIES, work, progress, service=bool(self.lab.session.scale.writer_service))
+                    RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
 
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
               history_before: int) -> dict[str, Any]:
@@ -176,7 +175,7 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
             "conflicts": sum(p["conflicts"] for p in per_writer), "conflict_rate": (sum(p["conflicts"] for p in per_writer) / attempts) if attempts else 0.0,
             "retries": sum(p["retries"] for p in per_writer), "conflict_classes": classes,
             "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,
-            "race_wall_s": result.wall_s, "startup_s": result.startup_s,
+            "race_wall_s": result.wall_s, "startup_s": result.startup_s, "writers_started": result.writers_started,
             "services": result.services, "services_committed": sum(bool(s.get("committed")) for s in result.services),
             "services_failed": sum(not s.get("committed") and "not_applicable" not in s for s in result.services),
             "writer_errors": result.writer_errors}

@@ -1,8 +1,9 @@
-"""One writer as its own Spark application: ``python -m bench.run.writer_process SPEC.json`` (started by ``race.py``).
+"""A writer as its own Spark application: ``python -m bench.run.writer_process FOLDER`` (started by ``race.WriterPool``).
 
-It starts Spark with the run's settings, puts the adapter on the shared catalog and lock, warms up (one read),
-says it is ready, waits for the common start, runs its batches and appends each batch's record to its output file
-as the batch ends.
+It starts Spark with the run's settings (``FOLDER/app.json``), then serves its jobs in order: for job N it puts
+the adapter on the job's table, catalog and lock, warms up (one read), says ``job-N.ready``, waits for
+``job-N.go``, runs its batches, appends each batch's record to ``job-N.jsonl`` as the batch ends, and says
+``job-N.done``. It exits when no job comes for a long while, and on SIGTERM (the pool's stop).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from bench.formats import make_adapter
 from bench.formats.base import PRUNED, Coordinator, Setting, TableFormat, TableRef
 from bench.measure.writers import run_batches
 
-GO_TIMEOUT_S = 1800.0
+GO_TIMEOUT_S = 1800.0  # a released job's start signal, and the next job: a writer left alone this long exits
+POLL_S = 0.02
 
 
 def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
@@ -32,35 +34,67 @@ def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
     return fmt, fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"])
 
 
-def main(spec_file: str) -> int:
-    spec = json.loads(Path(spec_file).read_text())
+def next_job(folder: Path, last: int) -> int | None:
+    """The first job after ``last`` handed to this writer (a race with fewer writers skips it), or None when no job
+    came within ``GO_TIMEOUT_S``."""
+    deadline = time.monotonic() + GO_TIMEOUT_S
+    while time.monotonic() < deadline:
+        numbers = [int(p.name.split("-")[1].split(".")[0]) for p in folder.glob("job-*.json")]
+        later = [n for n in numbers if n > last]
+        if later:
+            return min(later)
+        time.sleep(POLL_S)
+    return None
+
+
+def wait_for(path: Path) -> bool:
+    deadline = time.monotonic() + GO_TIMEOUT_S
+    while not path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(POLL_S)
+    return True
+
+
+def serve(spark, folder: Path, number: int, previous: set[str]) -> set[str]:
+    """Job ``number``: its settings replace the previous job's (a control's keys must not outlive its race)."""
+    spec = json.loads((folder / f"job-{number}.json").read_text())
+    fmt, settings = writer_adapter(spec)
+    for key in previous - {s.key for s in settings}:
+        spark.conf.unset(key)
+    for s in settings:
+        spark.conf.set(s.key, s.value)
+    table = TableRef(**spec["table"])
+    fmt.attach(spark, table)
+    fmt.forget_cached_state(spark, table)  # the run made this table afresh since the last job
+    spark.sql(f"SELECT COUNT(*) FROM {fmt.relation(spark, table)}").collect()  # warm: the first read is slow
+    (folder / f"job-{number}.ready").touch()
+    if not wait_for(folder / f"job-{number}.go"):
+        raise TimeoutError(f"job {number}: no start signal within {GO_TIMEOUT_S:.0f} s")
+    with open(folder / f"job-{number}.jsonl", "a") as out:
+        def emit(record: dict) -> None:
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+        run_batches(fmt, spark, table, spec["writer"], spec["batches"], spec["retries"], emit)
+    (folder / f"job-{number}.done").touch()
+    return {s.key for s in settings}
+
+
+def main(folder_name: str) -> int:
+    folder = Path(folder_name)
+    app = json.loads((folder / "app.json").read_text())
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName(f"cowmor-writer-{spec['writer']}")
-    for key, value in spec["conf"].items():
+    builder = SparkSession.builder.appName(f"cowmor-writer-{app['writer']}")
+    for key, value in app["conf"].items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
-        fmt, settings = writer_adapter(spec)
-        for s in settings:
-            spark.conf.set(s.key, s.value)
-        table = TableRef(**spec["table"])
-        fmt.attach(spark, table)
-        spark.sql(f"SELECT COUNT(*) FROM {fmt.relation(spark, table)}").collect()  # warm: the first read is slow
-        Path(spec["ready"]).touch()
-        deadline = time.monotonic() + GO_TIMEOUT_S
-        while not Path(spec["go"]).exists():
-            if time.monotonic() > deadline:
-                print("cowmor writer: no start signal", file=sys.stderr)
-                return 2
-            time.sleep(0.02)
-        with open(spec["out"], "a") as out:
-            def emit(record: dict) -> None:
-                out.write(json.dumps(record) + "\n")
-                out.flush()
-            run_batches(fmt, spark, table, spec["writer"], spec["batches"], spec["retries"], emit)
+        number, applied = 0, set()
+        while (number := next_job(folder, number)) is not None:
+            applied = serve(spark, folder, number, applied)
     finally:
         spark.stop()
     return 0
