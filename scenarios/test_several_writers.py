@@ -15,7 +15,7 @@ last table service. A violation is recorded with its evidence, then fails the te
 
 Run with:  pytest scenarios/test_several_writers.py --scale tiny --formats iceberg-mor,hudi-mor,delta-dv
 Grid:      writers (1, 2, 4, 8 up to writers_max; 2 at tiny) x overlap (shared files only at tiny) x kind x control
-           x every selected configuration.
+           x every selected configuration; writer_races races per point (1 at tiny), each on a fresh table.
 """
 
 from __future__ import annotations
@@ -56,22 +56,29 @@ def test_several_writers(benchmark, lab, payments, writers, overlap, kind, contr
         pytest.skip(f"{lab.fmt.config_id} races separate applications; threads of one only with --param writer_threads_too=1")
     contention = plan(payments.keys_by_file(), scale.files_per_day, writers, scale.writer_batches,
                       scale.writer_batch_keys, scale.writer_batch_files, overlap)
-    progress(f"{lab.fmt.config_id} ({control}, {kind}): {writers} writers, {overlap}: fresh table")
     state: dict = {}
+    raced: list = []  # (result, invariants) per race, each checked before the next one's fresh table
+
+    def check_last_race() -> None:
+        if "result" in state:
+            result = state.pop("result")
+            raced.append((result, shared.check(state["table"], payments, contention, result, state["history"])))
 
     def setup():
+        check_last_race()
+        progress(f"{lab.fmt.config_id} ({control}, {kind}): {writers} writers, {overlap}: race "
+                 f"{len(raced) + 1}/{scale.writer_races}, fresh table")
         state["table"], state["history"] = shared.table(TABLE, payments, contention)
         return (), {}
 
     def run_race() -> None:
         state["result"] = shared.race(state["table"], contention, progress)
 
-    benchmark.pedantic(run_race, setup=setup, rounds=1, iterations=1)
-    result = state["result"]
-    checked = shared.check(state["table"], payments, contention, result, state["history"])
+    benchmark.pedantic(run_race, setup=setup, rounds=scale.writer_races, iterations=1)
+    check_last_race()
+    summary = shared.summarize_races(raced, writers)
     lab.record(benchmark, "several_writers", "race", writers=writers, overlap=overlap, kind=kind, control=control,
-               coordination=shared.record(), batches=result.batches, invariants=checked,
-               violations=checked["violations"] + result.writer_errors, keys_touched=len(contention.touched),
-               keys_deleted=len(contention.deleted), **shared.summarize(result, writers))
-    assert not result.writer_errors, f"writers crashed: {result.writer_errors}"
-    assert not checked["violations"], f"invariants violated: {checked['violations']}"
+               coordination=shared.record(), keys_touched=len(contention.touched), keys_deleted=len(contention.deleted),
+               **summary)
+    assert not summary["writer_errors"], f"writers crashed: {summary['writer_errors']}"
+    assert not summary["violations"], f"invariants violated: {summary['violations']}"

@@ -78,9 +78,13 @@ def by_storage(samples: pd.DataFrame, title: str) -> bytes:
     return _png(fig)
 
 
-def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, logx: bool = False) -> bytes:
+def series(frame: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, logx: bool = False,
+           median_band: bool = False) -> bytes:
+    """One line per configuration; ``median_band``: several rows per point are drawn as their median with the
+    median's 95% bootstrap band (else seaborn's default, the mean)."""
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
-    sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=palette(frame.config_id), ax=ax)
+    spread = {"estimator": "median", "errorbar": ("ci", 95)} if median_band else {}
+    sns.lineplot(frame, x=x, y=y, hue="config_id", marker="o", palette=palette(frame.config_id), ax=ax, **spread)
     if logx:
         ax.set_xscale("log")
     else:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bench.core import uncertainty
 from bench.exceptions import NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
 from bench.measure import invariants
@@ -143,9 +144,29 @@ class SeveralWriters:
 
 
     @staticmethod
-    def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
-        """The race's figures per writer and in all (``summarize``)."""
-        return summarize(result, writers)
+    def summarize_races(raced: list[tuple[RaceResult, dict[str, Any]]], writers: int) -> dict[str, Any]:
+        """The races of one grid point in one record (``summarize_races``)."""
+        return summarize_races(raced, writers)
+
+
+def summarize_races(raced: list[tuple[RaceResult, dict[str, Any]]], writers: int) -> dict[str, Any]:
+    """Every race's batches (each tagged with its race) counted together; committed rows per second per race with
+    the median's 95% interval over the races; the last race's invariants, every race's violations (named by race
+    where there were several)."""
+    several = len(raced) > 1
+    batches = [{**b, "race": n} for n, (result, _) in enumerate(raced, 1) for b in result.batches]
+    combined = RaceResult(batches, [s for result, _ in raced for s in result.services],
+                          sum(result.wall_s for result, _ in raced), sum(result.startup_s for result, _ in raced),
+                          [e for result, _ in raced for e in result.writer_errors],
+                          sum(result.writers_started for result, _ in raced))
+    per_race = [summarize(result, writers) for result, _ in raced]
+    rates = [x["committed_rows_per_s"] for x in per_race]
+    violations = [f"race {n}: {v}" if several else v for n, (result, checked) in enumerate(raced, 1)
+                  for v in checked["violations"] + result.writer_errors]
+    return {**summarize(combined, writers), "batches": batches, "invariants": raced[-1][1], "violations": violations,
+            "races": len(raced), "committed_rows_per_s_by_race": rates,
+            "committed_rows_per_s_uncertainty": uncertainty.describe(rates),
+            "conflicts_by_race": [x["conflicts"] for x in per_race]}
 
 
 def summarize(result: RaceResult, writers: int) -> dict[str, Any]:

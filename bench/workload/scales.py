@@ -39,6 +39,8 @@ class Scale:
     writer_batches: int = 4
     writer_batch_keys: int = 8
     writer_batch_files: int = 2
+    # races per grid point, each on a fresh table (a throughput without its spread is not a result)
+    writer_races: int = 3
     # 1: also race threads of one application where separate applications are safe (CI covers both kinds)
     writer_threads_too: int = 0
     # 1: the format's table service (compaction, clean, rewrite, OPTIMIZE) runs back to back beside the writers; 0: they race alone
@@ -83,7 +85,7 @@ PRESETS: dict[str, Scale] = {
                   peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
                   sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
-                  writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1,
+                  writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1, writer_races=1,
                   file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from bench.core.uncertainty import describe
 from bench.report.sections import writers
 from bench.results.contract import SPECS, header, record
 
 
-def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2):
+def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2, rates=(0.4, 0.5, 0.6)):
+    rates = list(rates)
     check = {"ok": not violations, "evidence": violations, "violations": len(violations)}
     fields = {"writers": writers_n, "overlap": overlap, "kind": kind, "control": control, "coordination": {},
               "per_writer": [], "batches": [], "batches_attempted": 4, "batches_committed": 4 - (conflicts > 2),
@@ -19,7 +21,9 @@ def _race(config_id, control, kind, conflicts, violations, overlap="shared_files
               "services_committed": 3, "services_failed": 1, "writer_errors": [],
               "invariants": {"engines": {"spark": {"read": "reads", "checks": {"each_acknowledged_batch_once": {
                   **check, "increments_lost_to_the_merge_rule": 0}}}}, "history": {}},
-              "violations": violations, "keys_touched": 16, "keys_deleted": 2}
+              "violations": violations, "keys_touched": 16, "keys_deleted": 2, "writers_started": writers_n,
+              "races": 3, "committed_rows_per_s_by_race": rates, "conflicts_by_race": [conflicts, 0, 0],
+              "committed_rows_per_s_uncertainty": describe(rates)}
     head = header("several_writers", "race", config_id, config_id.split("-")[0], config_id.split("-")[1], "tiny", 42, [])
     return SimpleNamespace(info=record("several_writers", "race", head, fields))
 
@@ -44,3 +48,15 @@ def test_claims_say_not_measurable_without_races_and_name_lost_updates_when_comm
     assert "acknowledged updates were lost" in same_file_group["verdict"]
     assert claims[writers.CLAIMS[0]]["verdict"] == "not measurable at this scale"
     assert claims[writers.CLAIMS[2]]["verdict"] == "holds"
+
+
+def test_throughput_per_race_feeds_the_curve_and_the_table_gives_each_points_interval(tmp_path):
+    run = _run(_race("iceberg-mor", "default", "processes", 0, [], writers_n=1, rates=(1.0, 1.2, 1.1)),
+               _race("iceberg-mor", "default", "processes", 2, [], writers_n=2, rates=(1.5, 1.9, 1.7)))
+    curve = writers.per_race(run)
+    assert len(curve) == 6 and sorted(curve[curve.writers == 2].rows_per_s) == [1.5, 1.7, 1.9]
+    frame = writers.races(run)
+    low, high = describe([1.5, 1.9, 1.7])["ci95"]
+    assert frame.loc[1, "rows/s per race, median [95% CI]"] == f"1.70 [{low:.2f}, {high:.2f}]"
+    assert "throughput against writers" in writers.section(run, tmp_path)
+    assert (tmp_path / "charts" / "writers_throughput.png").stat().st_size > 0

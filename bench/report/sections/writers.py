@@ -23,6 +23,7 @@ def races(run: load.Run) -> pd.DataFrame:
             "overlap": x["overlap"], "batches": x["batches_attempted"], "committed": x["batches_committed"],
             "failed": x["batches_failed"], "conflicts": x["conflicts"], "retries": x["retries"],
             "conflict rate": round(x["conflict_rate"], 2), "rows/s committed": round(x["committed_rows_per_s"], 2),
+            "races": x["races"], "rows/s per race, median [95% CI]": interval(x["committed_rows_per_s_uncertainty"]),
             "services ok / lost": f"{x['services_committed']} / {x['services_failed']}",
             "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x["conflict_classes"].items()) or "–",
             "invariants": "hold" if not x["violations"] else f"{len(x['violations'])} violated",
@@ -31,6 +32,22 @@ def races(run: load.Run) -> pd.DataFrame:
                                               .get("increments_lost_to_the_merge_rule", 0) for v in engines.values()
                                               if v.get("read") == "reads" and e_is_spark(v, engines)),
         })
+    return pd.DataFrame(rows)
+
+
+def interval(summary: dict) -> str:
+    """The median with its 95% interval, or the one race's figure marked as such (one race has no spread)."""
+    if not summary.get("ci95"):
+        return f"{summary['median']:.2f} (one race: no interval)"
+    low, high = summary["ci95"]
+    return f"{summary['median']:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def per_race(run: load.Run) -> pd.DataFrame:
+    """Committed rows per second of every race, for the curve (seaborn draws each point's 95% band over the races)."""
+    rows = [{"config_id": f"{x['config_id']} {x['control']} ({x['kind']}, {x['overlap']})", "writers": x["writers"],
+             "rows_per_s": rate}
+            for x in (r.info for r in run.records("several_writers")) for rate in x["committed_rows_per_s_by_race"]]
     return pd.DataFrame(rows)
 
 
@@ -113,10 +130,10 @@ def section(run: load.Run, out) -> str:
     if frame.empty:
         return ""
     parts = ["", table(frame.drop(columns=["increments lost to merging"]))]
-    curve = frame.assign(config_id=frame.configuration + " " + frame.control + " (" + frame["writers as"] + ")")
+    curve = per_race(run)
     if curve.writers.nunique() > 1:
-        parts.append(img(charts.series(curve.rename(columns={"rows/s committed": "rows_per_s"}), "writers", "rows_per_s",
-                                       "Committed rows per second against writers", "writers", "rows/s committed"),
+        parts.append(img(charts.series(curve, "writers", "rows_per_s", "Committed rows per second against writers "
+                                       "(median of the races, 95% band)", "writers", "rows/s committed", median_band=True),
                          "throughput against writers", out, "writers_throughput"))
     parts.append(note("Each writer runs batches of updates (amount + 1 and a batch tag on a few keys found by literal "
                       "keys) while the run's own application runs the table service back to back. Writers 'as processes' "
