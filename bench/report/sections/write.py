@@ -104,7 +104,7 @@ def section_sweep(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     fractions = sweep[sweep.param.str.endswith("pct")]
     parts = [_img(charts.series(fractions.rename(columns={"median_s": "seconds"}), "rows_fraction", "seconds",
                                 "Update latency vs share of rows updated (scattered)", "share of rows updated", "seconds", logx=True),
-                  "sweep", out, "update_sweep")]
+                  "sweep", out, "update_sweep")] if not fractions.empty else []  # (a short sweep has only the pivot points)
     rows = []
     for cow_id, other in run.matrix.cow_mor_pairs(set(fractions.config_id)):
         cow = fractions[fractions.config_id == cow_id].set_index("param")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.report import charts
 from bench.report.html_parts import img, note, table
 from bench.results import load
@@ -23,7 +24,7 @@ def races(run: load.Run) -> pd.DataFrame:
             "overlap": x["overlap"], "batches": x["batches_attempted"], "committed": x["batches_committed"],
             "failed": x["batches_failed"], "conflicts": x["conflicts"], "retries": x["retries"],
             "conflict rate": round(x["conflict_rate"], 2), "rows/s committed": round(x["committed_rows_per_s"], 2),
-            "races": x["races"], "rows/s per race, median [95% CI]": interval(x["committed_rows_per_s_uncertainty"]),
+            "races": x.get("races", 1), "rows/s per race, median [95% CI]": interval(rates(x)),
             "services ok / lost": f"{x['services_committed']} / {x['services_failed']}",
             "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x["conflict_classes"].items()) or "–",
             "invariants": "hold" if not x["violations"] else f"{len(x['violations'])} violated",
@@ -43,11 +44,17 @@ def interval(summary: dict) -> str:
     return f"{summary['median']:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def rates(x: dict) -> dict:
+    """The median with its interval over the races (a run recorded before repeated races: its one race's figure)."""
+    return x.get("committed_rows_per_s_uncertainty") or uncertainty.describe([x["committed_rows_per_s"]])
+
+
 def per_race(run: load.Run) -> pd.DataFrame:
     """Committed rows per second of every race, for the curve (seaborn draws each point's 95% band over the races)."""
     rows = [{"config_id": f"{x['config_id']} {x['control']} ({x['kind']}, {x['overlap']})", "writers": x["writers"],
              "rows_per_s": rate}
-            for x in (r.info for r in run.records("several_writers")) for rate in x["committed_rows_per_s_by_race"]]
+            for x in (r.info for r in run.records("several_writers"))
+            for rate in x.get("committed_rows_per_s_by_race", [x["committed_rows_per_s"]])]
     return pd.DataFrame(rows)
 
 
