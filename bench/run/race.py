@@ -154,7 +154,8 @@ def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress,
     try:
         pool.wait(jobs, "ready")
         startup = time.perf_counter() - started
-        progress(f"{fmt.config_id}: {len(batches)} writer applications ({new} started now, the rest kept) warm; released")
+        progress(f"{fmt.config_id}: {len(batches)} writer applications warm ({new} started now, {len(batches) - new} kept "
+                 "from earlier races); released")
         with ServiceLoop(fmt, spark, table, enabled=service_on) as service:
             release = time.perf_counter()
             pool.go(jobs)
