@@ -60,7 +60,10 @@ def serve(spark, folder: Path, number: int, previous: set[str]) -> set[str]:
     """Job ``number``: its settings replace the previous job's (a control's keys must not outlive its race)."""
     spec = json.loads((folder / f"job-{number}.json").read_text())
     fmt, settings = writer_adapter(spec)
-    for key in previous - {s.key for s in settings}:
+    # the session as a fresh application's: the previous job's settings and every table write setting its writes
+    # applied (an NBCC table's bucket index must not reach an OCC table's writes)
+    session = {row.key for row in spark.sql("SET").collect() if row.key.startswith("hoodie.")}
+    for key in (previous | session) - {s.key for s in settings}:
         spark.conf.unset(key)
     for s in settings:
         spark.conf.set(s.key, s.value)
