@@ -241,7 +241,8 @@ class WriterPool:
         Raises:
             RuntimeError: a writer exited before it was ready, or the wait timed out.
         """
-        deadline = time.monotonic() + (READY_TIMEOUT_S if what == "ready" else RACE_TIMEOUT_S)
+        timeout = READY_TIMEOUT_S if what == "ready" else RACE_TIMEOUT_S
+        deadline = time.monotonic() + timeout
         errors: list[str] = []
         pending = list(jobs)
         while pending:
@@ -256,7 +257,7 @@ class WriterPool:
                     errors.append(line)
                     pending.remove(job)
             if pending and time.monotonic() > deadline:
-                raise RuntimeError(f"writers not {what} within {READY_TIMEOUT_S:.0f} s")
+                raise RuntimeError(f"writers not {what} within {timeout:.0f} s")
             time.sleep(0.05)
         return errors
 
