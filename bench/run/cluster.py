@@ -8,14 +8,12 @@ by the kernel if that process dies, killed from outside included (executors die 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import CowmorError
-from bench.run.daemons import free_port, group_alive, spawn
+from bench.run.daemons import free_port, group_alive, poll, spawn, wait_for_port
 from bench.run.daemons import stop as stop_daemon
 
 __all__ = ["StandaloneCluster", "group_alive", "free_port", "spark_home"]
@@ -25,19 +23,6 @@ def spark_home() -> Path:
     from pyspark.find_spark_home import _find_spark_home
 
     return Path(_find_spark_home())
-
-
-def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise CowmorError(f"Spark daemon exited with {proc.returncode} before listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.5)
-    raise CowmorError(f"nothing listens on 127.0.0.1:{port} after {timeout:.0f}s")
 
 
 @dataclass
@@ -62,13 +47,13 @@ class StandaloneCluster:
             port, ui = free_port(), free_port()
             master = self._start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                                  "--port", str(port), "--webui-port", str(ui))
-            wait_for_port(port, master)
+            wait_for_port(port, "the Spark master", master)
             self.master_url = f"spark://127.0.0.1:{port}"
             wport = free_port()
             worker = self._start("worker", "org.apache.spark.deploy.worker.Worker", self.master_url, "--host", "127.0.0.1",
                                  "--port", str(wport), "--webui-port", str(free_port()), "--cores", str(self.cores),
                                  "--memory", self.memory, "--work-dir", str(self.work_dir / "work"))
-            wait_for_port(wport, worker)
+            wait_for_port(wport, "the Spark worker", worker)
             self._wait_registered()
         except BaseException:
             self.stop()
@@ -76,12 +61,8 @@ class StandaloneCluster:
         return self
 
     def _wait_registered(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if "Successfully registered with master" in (self.work_dir / "worker.log").read_text():
-                return
-            time.sleep(0.5)
-        raise CowmorError("the worker did not register with the master (see master.log)")
+        if not poll(lambda: "Successfully registered with master" in (self.work_dir / "worker.log").read_text(), timeout, 0.5):
+            raise CowmorError("the worker did not register with the master (see master.log)")
 
     def stop(self) -> list[int]:
         """Stop every daemon's whole process group (executors included): TERM, then KILL; wait until empty."""

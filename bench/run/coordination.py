@@ -17,21 +17,18 @@ instead, and the run starts nothing.
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import BadOption, MissingArtifact
 from bench.run.artifacts import sha256
-from bench.run.daemons import become, free_port, spawn, stop
+from bench.run.daemons import become, free_port, poll, spawn, stop, wait_for_port
 from bench.run.spark import LOG4J2
 
 JDBC_DRIVER_FILES = ("/usr/share/java/postgresql.jar",)  # Debian/Ubuntu: apt-get install libpostgresql-jdbc-java
@@ -40,22 +37,6 @@ POSTGRES_HINT = ("PostgreSQL's server is not installed (Debian/Ubuntu: apt-get i
                  "postgresql), or name yours with --catalog-uri jdbc:postgresql://host:port/db")
 DATABASE, ROLE = "cowmor_catalog", "cowmor"
 SERVER_ACCOUNT = "postgres"  # Debian's account for the server, used when the run is root
-
-
-def wait_for_port(port: int, what: str, proc: subprocess.Popen | None = None, timeout: float = 60.0) -> None:
-    """Until something listens on 127.0.0.1:``port``.
-
-    Raises:
-        BadOption: ``proc`` exited first, or nothing listened within ``timeout``.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise BadOption(f"{what} exited with {proc.returncode} before listening on 127.0.0.1:{port}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-            return
-        time.sleep(0.2)
-    raise BadOption(f"{what} did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
 
 
 def jdbc_driver(jars_dir: Path | None = None) -> dict[str, str]:
@@ -154,15 +135,16 @@ def start_postgres(log_dir: Path, jars_dir: Path | None = None) -> Catalog:
 
 def _create_database(bin_dir: Path, port: int, timeout: float = 60.0) -> None:
     """``createdb`` once the server accepts connections (it listens before it has finished starting)."""
-    deadline, last = time.monotonic() + timeout, ""
-    while time.monotonic() < deadline:
+    last = [""]
+
+    def created() -> bool:
         done = subprocess.run([str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", ROLE, DATABASE],
                               capture_output=True, text=True, timeout=30)
-        if done.returncode == 0:
-            return
-        last = done.stderr.strip()
-        time.sleep(0.3)
-    raise BadOption(f"PostgreSQL on port {port} did not create the catalog database: {last[:200]}")
+        last[0] = done.stderr.strip()
+        return done.returncode == 0
+
+    if not poll(created, timeout, interval=0.3):
+        raise BadOption(f"PostgreSQL on port {port} did not create the catalog database: {last[0][:200]}")
 
 
 def user_catalog(uri: str, jars_dir: Path | None = None) -> Catalog:

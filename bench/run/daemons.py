@@ -21,9 +21,42 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+from bench.exceptions import BadOption
 
 PID_DIR = Path(tempfile.gettempdir()) / f"cowmor-daemons-{os.getuid()}"
 PR_SET_PDEATHSIG = 1
+T = TypeVar("T")
+
+
+def poll(check: Callable[[], T], timeout: float, interval: float = 0.2) -> T | None:
+    """``check()`` until it returns something true (returned at once) or ``timeout`` seconds pass (None): every wait
+    for a server, a file or a process in the harness is this loop."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if result := check():
+            return result
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(interval)
+
+
+def wait_for_port(port: int, what: str, proc: subprocess.Popen | None = None, timeout: float = 60.0) -> None:
+    """Until something listens on 127.0.0.1:``port``.
+
+    Raises:
+        BadOption: ``proc`` exited first, or nothing listened within ``timeout``.
+    """
+    def listening() -> bool:
+        if proc is not None and proc.poll() is not None:
+            raise BadOption(f"{what} exited with {proc.returncode} before listening on 127.0.0.1:{port}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+        return False
+
+    if not poll(listening, timeout):
+        raise BadOption(f"{what} did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
 
 
 def free_port() -> int:
@@ -93,14 +126,11 @@ def group_alive(pgid: int) -> bool:
 
 def _gone_within(pgid: int, grace: float, reap: Callable[[], object] = lambda: None) -> bool:
     """Whether the group empties within ``grace`` seconds (``reap`` collects a leader this process started)."""
-    deadline = time.monotonic() + grace
-    while True:
+    def gone() -> bool:
         reap()
-        if not group_alive(pgid):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.2)
+        return not group_alive(pgid)
+
+    return bool(poll(gone, grace))
 
 
 def stop(proc: subprocess.Popen, term_grace: float = 20.0, kill_grace: float = 10.0) -> None:

@@ -12,15 +12,12 @@ so timings show what each configuration pays per request on a store with S3's la
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
 import shutil
-import socket
 import sys
 import tempfile
-import time
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,22 +27,13 @@ from urllib.parse import urlparse
 from bench.core.storage import MEASURED_ENDPOINT
 from bench.exceptions import BadOption, MissingArtifact
 from bench.run.artifacts import sha256
-from bench.run.daemons import free_ports, spawn, stop
+from bench.run.daemons import free_ports, poll, spawn, stop, wait_for_port
 
 S3A_JARS = ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar")
 S3A_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"
 BUCKET = "warehouse"
 KINDS = ("GET", "PUT", "POST", "LIST", "HEAD", "COPY", "DELETE")
 METRIC = re.compile(r'^SeaweedFS_s3_request_total\{([^}]*)\}\s+([0-9.e+]+)$', re.M)
-
-
-def _wait_for_port(port: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-            return
-        time.sleep(0.2)
-    raise BadOption(f"the object store did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
 
 
 @dataclass
@@ -161,7 +149,7 @@ def start_seaweedfs(log_dir: Path, jars: dict[str, str], delay_ms: float = 0.0) 
     store = ObjectStore(f"http://127.0.0.1:{port}", access, secret, "seaweedfs 4.48 (started by the run, loopback)",
                         f"http://127.0.0.1:{metrics}/metrics", delay_ms, jars, [proc], data)
     try:
-        _wait_for_port(port)
+        wait_for_port(port, "the object store")
         _wait_for_bucket(store)
         if delay_ms > 0:
             from bench.run.delay_proxy import DelayProxy
@@ -177,20 +165,21 @@ def start_seaweedfs(log_dir: Path, jars: dict[str, str], delay_ms: float = 0.0) 
 def _wait_for_bucket(store: ObjectStore, timeout: float = 60.0) -> None:
     import pyarrow.fs as pafs
 
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
+    last = [""]
+
+    def bucket_answers() -> bool:
         try:
             fs = pafs.S3FileSystem(access_key=store.access_key, secret_key=store.secret_key, region="us-east-1",
                                    endpoint_override=store.endpoint, scheme="http")
             if fs.get_file_info(BUCKET).type == pafs.FileType.Directory:  # the bucket exists (HeadBucket)
-                return
-            last = f"bucket {BUCKET} not created yet"
-            time.sleep(0.5)
+                return True
+            last[0] = f"bucket {BUCKET} not created yet"
         except OSError as err:
-            last = str(err)
-            time.sleep(0.5)
-    raise BadOption(f"the object store's bucket {BUCKET} did not answer within {timeout:.0f} s: {last[:200]}")
+            last[0] = str(err)
+        return False
+
+    if not poll(bucket_answers, timeout, interval=0.5):
+        raise BadOption(f"the object store's bucket {BUCKET} did not answer within {timeout:.0f} s: {last[0][:200]}")
 
 
 def user_endpoint(url: str, jars: dict[str, str]) -> ObjectStore:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.exceptions import NotSupported
 from bench.measure.writers import failure, run_batches
-from bench.run.daemons import spawn, stop
+from bench.run.daemons import poll, spawn, stop
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -242,10 +242,10 @@ class WriterPool:
             RuntimeError: a writer exited before it was ready, or the wait timed out.
         """
         timeout = READY_TIMEOUT_S if what == "ready" else RACE_TIMEOUT_S
-        deadline = time.monotonic() + timeout
         errors: list[str] = []
         pending = list(jobs)
-        while pending:
+
+        def all_said() -> bool:
             for job in list(pending):
                 proc = self.procs[job.writer]
                 if job.path(what).exists():
@@ -256,9 +256,10 @@ class WriterPool:
                         raise RuntimeError(f"{line} (before it was ready)")
                     errors.append(line)
                     pending.remove(job)
-            if pending and time.monotonic() > deadline:
-                raise RuntimeError(f"writers not {what} within {timeout:.0f} s")
-            time.sleep(0.05)
+            return not pending
+
+        if not poll(all_said, timeout, 0.05):
+            raise RuntimeError(f"writers not {what} within {timeout:.0f} s")
         return errors
 
     def stop(self) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from bench.formats import make_adapter
 from bench.formats.base import PRUNED, Coordinator, Setting, TableFormat, TableRef
 from bench.measure.writers import run_batches
+from bench.run.daemons import poll
 
 GO_TIMEOUT_S = 1800.0  # a released job's start signal, and the next job: a writer left alone this long exits
 POLL_S = 0.02
@@ -37,23 +37,15 @@ def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
 def next_job(folder: Path, last: int) -> int | None:
     """The first job after ``last`` handed to this writer (a race with fewer writers skips it), or None when no job
     came within ``GO_TIMEOUT_S``."""
-    deadline = time.monotonic() + GO_TIMEOUT_S
-    while time.monotonic() < deadline:
+    def later() -> int | None:
         numbers = [int(p.name.split("-")[1].split(".")[0]) for p in folder.glob("job-*.json")]
-        later = [n for n in numbers if n > last]
-        if later:
-            return min(later)
-        time.sleep(POLL_S)
-    return None
+        return min((n for n in numbers if n > last), default=None)
+
+    return poll(later, GO_TIMEOUT_S, POLL_S)
 
 
 def wait_for(path: Path) -> bool:
-    deadline = time.monotonic() + GO_TIMEOUT_S
-    while not path.exists():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(POLL_S)
-    return True
+    return bool(poll(path.exists, GO_TIMEOUT_S, POLL_S))
 
 
 def serve(spark, folder: Path, number: int, previous: set[str]) -> set[str]:
