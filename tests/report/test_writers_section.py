@@ -60,3 +60,19 @@ def test_throughput_per_race_feeds_the_curve_and_the_table_gives_each_points_int
     assert frame.loc[1, "rows/s per race, median [95% CI]"] == f"1.70 [{low:.2f}, {high:.2f}]"
     assert "throughput against writers" in writers.section(run, tmp_path)
     assert (tmp_path / "charts" / "writers_throughput.png").stat().st_size > 0
+
+
+def test_claim_one_says_whether_copy_on_write_writers_fight_at_the_most_writers_measured():
+    """50 writers are beyond this machine; the claim's mechanism is still measured: the share of commit attempts lost
+    to conflicts at the largest writer count, Iceberg copy-on-write against Hudi."""
+    fighting = _run(_race("iceberg-cow", "default", "processes", 4, [], writers_n=4),
+                    _race("hudi-mor", "nbcc", "processes", 0, [], writers_n=4),
+                    _race("iceberg-cow", "default", "processes", 0, [], writers_n=1))
+    claim = next(c for c in writers.claims(fighting) if c["claim"] == writers.CLAIMS[0])
+    assert claim["verdict"].startswith("not measurable at this scale (50+ writers); at 4 writers iceberg-cow lost 50%")
+    assert claim["verdict"].endswith("Hudi 0%: the mechanism shows here")
+    assert "iceberg-cow (default, shared_files): conflicts / commit attempts 0/4 at 1, 4/8 at 4" in claim["measured"]
+    calm = _run(_race("iceberg-cow", "default", "processes", 0, [], writers_n=4),
+                _race("hudi-mor", "default", "processes", 1, [], writers_n=4))
+    claim = next(c for c in writers.claims(calm) if c["claim"] == writers.CLAIMS[0])
+    assert claim["verdict"].endswith("the mechanism does not show here")
