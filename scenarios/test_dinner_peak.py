@@ -7,8 +7,12 @@ and after) and the reads after it; for Hudi MoR also the read-optimized read and
 does not show yet. At the end the table must equal the expected state computed in pandas from the batches.
 The whole sequence is one pytest-benchmark round; each step is timed and recorded in ``extra_info.series``.
 
+Each upsert finds the existing rows by the configuration's locate route (``--routes``): ``join`` the MERGE from the
+batch alone, ``pruned`` with the batch's keys also as a target-only literal condition (Iceberg, Delta), ``index``
+Hudi's record index tagging the keys; a route the upsert cannot take is skipped with its reason.
+
 Run with:  pytest scenarios/test_dinner_peak.py --scale tiny --formats iceberg
-Grid:      every selected configuration x one scale (peak_* and orders_* parameters).
+Grid:      every selected configuration x locate route x one scale (peak_* and orders_* parameters).
 """
 
 from __future__ import annotations
@@ -44,13 +48,15 @@ def peak(cowmor, progress):
     return {"shape": shape, "path": path, "base": base, "batches": batches, "final": expected}
 
 
-def test_dinner_peak(benchmark, lab, peak, config_id, progress):
+def test_dinner_peak(benchmark, lab, peak, config_id, route, progress):
     scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
+    if reason := fmt.upsert_route_unsupported():
+        pytest.skip(f"route {route}: {reason}")
     shape = peak["shape"]
     state: dict = {}
 
     def setup():
-        progress(f"{config_id}: create order_events")
+        progress(f"{config_id} ({route}): create order_events")
         state["table"] = lab.session.tables.base_table(spark, fmt, TABLE, str(peak["path"]), key="order_id",
                                                 partition_by="event_date", ordering="event_time")
         return (state["table"],), {}
@@ -60,7 +66,7 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
         for number, (rows, expected) in enumerate(peak["batches"], start=1):
             spark.createDataFrame(orders.spark_rows(rows), orders.SCHEMA_DDL).createOrReplaceTempView("peak_batch")
             observation = Observation.start(fmt, table)
-            upsert_s, _ = timed(fmt.upsert, spark, table, "peak_batch")
+            upsert_s, _ = timed(fmt.upsert_keys, spark, table, "peak_batch", tuple(int(k) for k in rows["order_id"]))
             written = observation.finish()
             queries = orders.orders_queries(shape.last_day, int(rows["order_id"].iloc[0]))
             answers = {q.name: q.expected(expected) for q in queries}
@@ -71,11 +77,12 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
                     "read_s": float(np.mean([r["median"] for r in reads.values()])), "reads": reads,
                     "bytes_added": written["filesystem"]["bytes_added"], "files_added": written["filesystem"]["files_added"],
                     "metadata": written["metadata"], "live_files": fmt.live_files(spark, table),
+                    "locate": written.get("locate"),
                     "table_bytes_on_disk": written["table_bytes_on_disk"]}
             if "read_optimized" in fmt.read_modes:
                 step["read_optimized"] = _staleness(lab, table, rows, expected)
             series.append(step)
-            progress(f"{config_id}: batch {number}/{len(peak['batches'])}: upsert {upsert_s:.2f}s, read {step['read_s']:.2f}s")
+            progress(f"{config_id} ({route}): batch {number}/{len(peak['batches'])}: upsert {upsert_s:.2f}s, read {step['read_s']:.2f}s")
         state["series"] = series
 
     benchmark.pedantic(sequence, setup=setup, rounds=1, iterations=1)
@@ -98,7 +105,7 @@ def test_dinner_peak(benchmark, lab, peak, config_id, progress):
     except NotSupported as why:
         compaction = {"skipped": str(why)}
     upserts = [s["upsert_s"] for s in series]
-    lab.record(benchmark, "dinner_peak", "sequence", series=series,
+    lab.record(benchmark, "dinner_peak", "sequence", route=route, series=series,
                upsert_p50_s=float(np.percentile(upserts, 50)), upsert_p95_s=float(np.percentile(upserts, 95)),
                upsert_max_s=max(upserts), degradation_rate=degradation_rate([s["read_s"] for s in series]),
                compaction=compaction, **verified)

@@ -5,8 +5,12 @@ finance-dashboard reads (merchant x month totals, top-10 merchants, status mix, 
 adjusted table and, before the adjustments, on the same table in its never-updated (restored) state. Measures total write cost, total read cost and
 the per-read overhead the adjustments leave behind; every answer is checked against pandas.
 
+Each adjustment finds its rows by the configuration's locate route (``--routes``: the join, literal keys, Hudi's
+record index), like the hotfix: a month of small adjustments on a table the statement cannot prune reads the whole
+table every time, which is merge-on-read's write saving hidden again.
+
 Run with:  pytest scenarios/test_monthly_settlements.py --scale tiny --formats iceberg
-Grid:      every selected configuration x one scale (settlement_* parameters).
+Grid:      every selected configuration x locate route x one scale (settlement_* parameters).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bench.measure.locate import full_scan
 from bench.measure.rounds import Observation, timed
 from bench.workload.queries import payments_frame, settlement_queries
 
@@ -61,12 +66,13 @@ def _overhead(reads: dict, pristine: dict) -> dict[str, float]:
     return {k: reads["per_query_mean_s"][k] - pristine["per_query_mean_s"][k] for k in reads["per_query_mean_s"]}
 
 
-def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progress):
+def test_monthly_settlements(benchmark, lab, payments, audit, config_id, route, progress):
     scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
     state: dict = {}
+    batches = [lab.keys(f"adjustment_keys_{number}", batch, payments) for number, batch in enumerate(audit["batches"])]
 
     def setup():
-        progress(f"{config_id}: restore the payments table; {scale.settlement_reads} reads on it before any adjustment")
+        progress(f"{config_id} ({route}): restore the payments table; {scale.settlement_reads} reads on it before any adjustment")
         state["table"] = lab.session.tables.base_table(spark, fmt, "payments", payments)
         # the never-updated state is the restored base itself: read it before the month's adjustments (untimed here)
         state["pristine"] = _read_mix(lab, state["table"], audit["queries"], audit["pristine"], scale.settlement_reads)
@@ -74,12 +80,14 @@ def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progres
 
     def month(table):
         writes = []
-        for number, batch in enumerate(audit["batches"], start=1):
-            lab.keys_view("adjustment_keys", batch)
+        for number, keys in enumerate(batches, start=1):
             observation = Observation.start(fmt, table)
-            seconds, _ = timed(fmt.update, spark, table, "adjustment_keys", ASSIGNMENT)
-            writes.append({"batch": number, "seconds": seconds, **observation.finish()})
-        progress(f"{config_id}: {len(writes)} adjustment batches, now {scale.settlement_reads} reads on each table")
+            seconds, _ = timed(lab.update, table, keys, ASSIGNMENT)
+            observed = observation.finish()
+            touched = payments.files_holding(keys.values)
+            writes.append({"batch": number, "seconds": seconds, **observed, "files_touched": touched,
+                           "locate_full_scan": full_scan(observed.get("locate"), len(payments.files), touched)})
+        progress(f"{config_id} ({route}): {len(writes)} adjustment batches, now {scale.settlement_reads} reads on each table")
         state["writes"] = writes
         state["reads"] = _read_mix(lab, table, audit["queries"], audit["adjusted"], scale.settlement_reads)
 
@@ -88,7 +96,8 @@ def test_monthly_settlements(benchmark, lab, payments, audit, config_id, progres
     overhead = _overhead(reads, pristine)
     overhead_by_engine = {e: float(np.mean(list(_overhead(r, pristine["engines"][e]).values())))
                           for e, r in reads["engines"].items() if "unsupported" not in r | pristine["engines"].get(e, {"unsupported": ""})}
-    lab.record(benchmark, "monthly_settlements", "sequence",
+    lab.record(benchmark, "monthly_settlements", "sequence", route=route,
+               table_data_files=len(payments.files), locate_full_scan=any(w["locate_full_scan"] for w in writes),
                write_total_s=sum(w["seconds"] for w in writes), writes=writes,
                write_bytes_total=sum(w["filesystem"]["bytes_added"] for w in writes),
                read_total_s=reads["total_s"], read_total_pristine_s=pristine["total_s"], reads=reads,

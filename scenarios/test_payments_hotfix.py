@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from bench.measure.rounds import Rounds, adaptive_pedantic, measured
-from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE
+from bench.workload.datagen import HOTFIX_STATUS
 from bench.workload.queries import payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
@@ -77,7 +77,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
     reported = rounds.last["metadata"]["rows_changed"]
     if reported is not None:
         assert reported == len(hotfix["keys"]), f"format reports {reported} rows changed"
-    touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in hotfix["keys"]})
+    touched = payments.files_holding(hotfix["keys"])
     lab.record(benchmark, "payments_hotfix", "update", rounds,
                rows_targeted=len(hotfix["keys"]), rows_changed_reported=reported, **verified, base=payments.describe(),
                live_files_before=state["live_before"], live_files_after=lab.fmt.live_files(lab.spark, table),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from bench.core.ledger import DATA, LEDGER
-from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
+from bench.workload.datagen import HOTFIX_STATUS, generate_payments
 
 pytestmark = pytest.mark.spark
 
@@ -37,7 +37,7 @@ def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress
                                  progress=None)
     keys = data.hotfix_keys(scale.hotfix_rows)
     files_total = len(data.files)
-    files_touched = len({(k - TXN_ID_BASE) // data.rows_per_file for k in keys})
+    files_touched = data.files_holding(keys)
     name = "payments" if files_per_day == scale.files_per_day else f"growth_{files_per_day}fpd"  # shared base
     table, rounds, changed = lab.status_update_rounds(
         benchmark, name, data, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,

@@ -39,7 +39,7 @@ GRID = {"point": lambda scale: [(p, p) for p in SWEEP[:scale.sweep_points]]}
 def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
     scale = lab.session.scale
     keys = sweep_keys(payments, point, scale.hotfix_rows)
-    files_touched = len({(k - TXN_ID_BASE) // payments.rows_per_file for k in keys})
+    files_touched = payments.files_holding(keys)
     table, rounds, changed = lab.status_update_rounds(
         benchmark, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
         label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")

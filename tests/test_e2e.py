@@ -287,9 +287,11 @@ def test_one_jvm_per_family(tmp_path):
         apps.stop()
 
 
-def _infos(record, scenario):
+def _infos(record, scenario, route="join"):
+    """The scenario's records by configuration (and parameter), of one locate route (the baseline unless told)."""
     return {b["extra_info"]["config_id"] + (f":{b['extra_info']['param']}" if b["extra_info"].get("param") else ""): b["extra_info"]
-            for b in record["json"]["benchmarks"] if b["extra_info"].get("scenario") == scenario}
+            for b in record["json"]["benchmarks"]
+            if b["extra_info"].get("scenario") == scenario and b["extra_info"].get("route", "join") == route}
 
 
 def test_dinner_peak_series_and_final_state(tiny_run):
@@ -526,3 +528,41 @@ def test_pruned_and_indexed_updates_read_fewer_files_than_the_join_and_change_th
         assert locate["bytes_read"] < join["locate"]["bytes_read"], (config_id, route, param)
         if CONFIGS[config_id].merges_on_read:  # the search changed, not the write: the same kind of files added
             assert x["metadata"]["data_files_removed"] == join["metadata"]["data_files_removed"] == 0, (config_id, route)
+
+
+def _largest_scan(write: dict) -> int:
+    return write["locate"]["largest_scan_files"]
+
+
+def test_settlements_adjustments_by_literal_keys_or_the_index_read_fewer_files_and_agree(tiny_run):
+    """The month's adjustments per locate route (Spark's scan metrics, never a timing): every route leaves the same
+    answers; literal keys read fewer files than the join on every adjustment, and Hudi's index route runs (its MoR
+    MERGE reads the new values from the correction feed's rows)."""
+    for config_id in ran_here(tiny_run):
+        join = _infos(tiny_run, "monthly_settlements")[config_id]
+        pruned = _infos(tiny_run, "monthly_settlements", "pruned")[config_id]
+        assert join["locate_full_scan"] is True and pruned["locate_full_scan"] is False, config_id
+        assert all(_largest_scan(p) < _largest_scan(j) for p, j in zip(pruned["writes"], join["writes"])), config_id
+        routes = [pruned] + ([_infos(tiny_run, "monthly_settlements", "index")[config_id]]
+                             if CONFIGS[config_id].family == "hudi" else [])
+        for x in routes:
+            assert x["answers_verified"] and x["write_bytes_total"] > 0 and len(x["writes"]) == len(join["writes"])
+            assert x["reads"]["reads"] == join["reads"]["reads"]
+
+
+def test_dinner_peak_upserts_by_literal_keys_read_fewer_files_and_reach_the_same_table(tiny_run):
+    """Iceberg and Delta: the batch's keys as a target-only condition in the MERGE prune the target's scan, and the
+    table ends the same; Hudi's MERGE cannot take it (skipped with the reason) and upserts through its record index."""
+    outcomes = tiny_run["json"]["cowmor"]["outcomes"]
+    for config_id in ran_here(tiny_run):
+        join = _infos(tiny_run, "dinner_peak")[config_id]
+        if CONFIGS[config_id].family == "hudi":
+            skipped = [o for o in outcomes if o["test"] == "test_dinner_peak" and o["config_id"] == config_id
+                       and o["outcome"] == "skipped"]
+            assert skipped and "record-key equality" in skipped[0]["reason"], (config_id, skipped)
+            other = _infos(tiny_run, "dinner_peak", "index")[config_id]
+        else:
+            other = _infos(tiny_run, "dinner_peak", "pruned")[config_id]
+            assert all(_largest_scan(p) < _largest_scan(j) for p, j in zip(other["series"], join["series"])), config_id
+        assert other["row_count"] == join["row_count"] and other["answers_verified"], config_id
+        assert other["rows_changed_verified"] == join["rows_changed_verified"], config_id

@@ -214,6 +214,31 @@ class TableFormat(abc.ABC):
                 raise NotSupported(f"{self.config_id}: the index route needs the keys with their ordering values")
             self.update_indexed(spark, table, keys.ordered_view, assignments)
 
+    def upsert_keys(self, spark: SparkSession, table: TableRef, rows_view: str, keys: tuple[int, ...]) -> None:
+        """Upsert ``rows_view`` (whose keys are ``keys``), the existing rows found by this adapter's ``route``: ``join``
+        the MERGE alone; ``pruned`` the MERGE with the keys also as a target-only literal condition, which the format's
+        file statistics skip files by (the new keys match nothing either way); ``index`` the MERGE on a table whose own
+        index tags the keys (its table settings, ``route_settings``).
+
+        Raises:
+            NotSupported: the configuration has no such route, or its upsert cannot take it.
+        """
+        reason = self.upsert_route_unsupported()
+        if reason:
+            raise NotSupported(reason)
+        if self.route == PRUNED:
+            self.upsert_where(spark, table, rows_view, self.pruning_predicate(f"t.{table.key}", keys))
+        else:
+            self.upsert(spark, table, rows_view)
+
+    def upsert_route_unsupported(self) -> str | None:
+        """Why this configuration's upsert cannot find its rows by its route (None: it can)."""
+        return self.route_unsupported()
+
+    def upsert_where(self, spark: SparkSession, table: TableRef, rows_view: str, target_predicate: str) -> None:
+        """The upsert's MERGE with ``target_predicate`` (on ``t``) added to its ON condition."""
+        raise NotSupported(f"{self.config_id}: its upsert takes no literal-key condition here")
+
     def pruning_predicate(self, key: str, keys: tuple[int, ...]) -> str:
         """The keys as a literal predicate this format's file statistics prune by."""
         return key_in_lists(key, keys, 200)
@@ -332,6 +357,9 @@ class TableFormat(abc.ABC):
             raise NotSupported(f"{self.config_id} has no {mode!r} read; it reads {', '.join(self.read_modes)}")
 
 
+UPSERT = "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+
+
 class SqlMergeVerbs:
     """update / upsert / delete as Spark SQL ``MERGE INTO``, for formats whose SQL supports it (Iceberg, Delta).
 
@@ -342,18 +370,24 @@ class SqlMergeVerbs:
         raise NotImplementedError
 
     def update_where(self, spark: SparkSession, table: TableRef, predicate: str, assignments: dict[str, str]) -> None:
-        sets = ", ".join(f"{col} = {expr}" for col, expr in assignments.items())
-        spark.sql(f"UPDATE {self.sql_name(table)} SET {sets} WHERE {predicate}")
+        sets = ", ".join(f"{col} = {expr}" for col, expr in assignments.items())  # ``t``: as in the MERGE's assignments
+        spark.sql(f"UPDATE {self.sql_name(table)} t SET {sets} WHERE {predicate}")
 
-    def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
-        spark.sql(f"MERGE INTO {self.sql_name(table)} t USING {source_view} s ON t.{table.key} = s.{table.key} {action}")
+    def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str, also: str = "") -> None:
+        on = f"t.{table.key} = s.{table.key}" + (f" AND {also}" if also else "")
+        spark.sql(f"MERGE INTO {self.sql_name(table)} t USING {source_view} s ON {on} {action}")
 
     def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
         sets = ", ".join(f"t.{col} = {expr}" for col, expr in assignments.items())
         self._merge(spark, table, keys_view, f"WHEN MATCHED THEN UPDATE SET {sets}")
 
     def upsert(self, spark: SparkSession, table: TableRef, rows_view: str) -> None:
-        self._merge(spark, table, rows_view, "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+        self._merge(spark, table, rows_view, UPSERT)
+
+    def upsert_where(self, spark: SparkSession, table: TableRef, rows_view: str, target_predicate: str) -> None:
+        """A target-only condition in the MERGE's ON clause: Spark pushes it into the target's scan (the target is the
+        outer join's null-supplying side), where Iceberg prunes files by min/max and Delta skips files by it."""
+        self._merge(spark, table, rows_view, UPSERT, also=target_predicate)
 
     def delete(self, spark: SparkSession, table: TableRef, keys_view: str) -> None:
         self._merge(spark, table, keys_view, "WHEN MATCHED THEN DELETE")

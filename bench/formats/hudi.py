@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -224,10 +225,13 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
 
     def update_indexed(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
         """``MERGE INTO`` from the keys: not an optimized (prepped) write, so the record index tags the keys. Hudi's MERGE
-        takes the ordering field from its source (1.1.1 refuses ``t.created_at`` on the right of a MoR assignment), so the
-        source carries each row's own ordering value: the row keeps it, as the SQL ``UPDATE`` keeps it."""
+        takes the ordering field from its source, and a MoR MERGE may read no target field on the right of an assignment
+        (``MergeIntoHoodieTableCommand``: "Target table's field(…) cannot be the right-value of the update clause for
+        MOR table"), so the source carries the rows (``Keys.ordered_view``) and the assignments read them from it:
+        ``t.amount + 1`` becomes ``s.amount + 1``, the same value while the feed holds the table's current rows."""
         self._sql_write_settings(spark)
-        sets = ", ".join(f"t.{col} = {expr}" for col, expr in {**assignments, table.ordering: f"s.{table.ordering}"}.items())
+        from_source = {col: re.sub(r"\bt\.", "s.", expr) for col, expr in assignments.items()}
+        sets = ", ".join(f"t.{col} = {expr}" for col, expr in {**from_source, table.ordering: f"s.{table.ordering}"}.items())
         super()._merge(spark, table, keys_view, f"WHEN MATCHED THEN UPDATE SET {sets}")
 
     def location(self, name: str) -> str:
@@ -282,9 +286,18 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         self._sql_write_settings(spark)
         spark.sql(f"DELETE FROM {self.sql_name(table)} WHERE {table.key} IN (SELECT {table.key} FROM {keys_view})")
 
-    def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str) -> None:
+    def _merge(self, spark: SparkSession, table: TableRef, source_view: str, action: str, also: str = "") -> None:
         self._sql_write_settings(spark)
-        super()._merge(spark, table, source_view, action)
+        super()._merge(spark, table, source_view, action, also)
+
+    def upsert_route_unsupported(self) -> str | None:
+        """``pruned``: Hudi's MERGE accepts only record-key equalities in its ON condition (``MergeIntoHoodieTableCommand``:
+        "Currently only equality predicates are supported in MERGE INTO statement on record key table"); its upsert
+        finds the existing rows through its index, which is the ``index`` route."""
+        if self.route == PRUNED:
+            return ("Hudi's MERGE takes only the record-key equality in its ON condition, so an upsert cannot add literal "
+                    "keys; its upsert finds rows through its index (route index)")
+        return super().upsert_route_unsupported()
 
     def update(self, spark: SparkSession, table: TableRef, keys_view: str, assignments: dict[str, str]) -> None:
         """Hudi's SQL ``UPDATE``: its MERGE refuses a partial update that leaves out the ordering field, while

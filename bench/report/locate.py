@@ -26,7 +26,7 @@ class Located:
     seconds: list[float]
     files_read: int | None  # the largest scan's files (the search), None without Spark's metrics
     table_files: int
-    files_touched: int
+    files_touched: int | None  # None where the record does not know which files hold the changed rows
     bytes_read: int | None
     bytes_written: int
     full_scan: bool | None
@@ -69,7 +69,33 @@ def located(run: Run) -> list[Located]:
     for scenario, operation in ROUTED:
         for r in run.records(scenario, operation, route=None):
             out.append(_located(r))
+    out += [_adjustments(r) for r in run.records("monthly_settlements", "sequence", route=None) if r.get("writes")]
+    out += [_upserts(r) for r in run.records("dinner_peak", "sequence", route=None) if r.get("route")]
     return out
+
+
+def _upserts(r: Record) -> Located:
+    """The dinner peak's upsert batches: their times are the samples, the last batch's search and bytes stand for them
+    (the files its updated rows sit in are not recorded: an upsert's batch is rows, not keys of known files)."""
+    last = r.get("series")[-1]
+    locate = last.get("locate") or {}
+    return Located(r.scenario, "per upsert batch", r.config_id, r.route, [b["upsert_s"] for b in r.get("series")],
+                   locate.get("largest_scan_files") if locate.get("scans") else None,
+                   int(last["live_files"]["data_files"]), None, locate.get("bytes_read") if locate else None,
+                   int(last["bytes_added"]), None)
+
+
+def _adjustments(r: Record) -> Located:
+    """The settlements' adjustments as one update each: their times are the samples (the same statement on batches
+    of the same size), the last adjustment's search and bytes stand for them (its timed month also holds reads)."""
+    writes = r.get("writes")
+    last = writes[-1]
+    locate = last.get("locate") or {}
+    return Located(r.scenario, "per adjustment", r.config_id, r.route, [w["seconds"] for w in writes],
+                   locate.get("largest_scan_files") if locate.get("scans") else None,
+                   int(r.get("table_data_files") or 0), int(last.get("files_touched") or 0),
+                   locate.get("bytes_read") if locate else None, int(last["filesystem"]["bytes_added"]),
+                   last.get("locate_full_scan"), last.get("requests"))
 
 
 def _located(r: Record) -> Located:

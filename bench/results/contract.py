@@ -112,11 +112,14 @@ SPECS: dict[tuple[str, str], Spec] = {
         {"query": str, "read_before_s": NUMBER, "series": list, "degradation_rate": NUMBER, "recovery": dict}),
     ("dinner_peak", "sequence"): Spec(
         {"series": list, "upsert_p50_s": NUMBER, "upsert_p95_s": NUMBER, "upsert_max_s": NUMBER,
-         "degradation_rate": NUMBER, "compaction": (dict, type(None)), "row_count": int, "rows_changed_verified": int}),
+         "degradation_rate": NUMBER, "compaction": (dict, type(None)), "row_count": int, "rows_changed_verified": int},
+        {"route": str}),  # (optional: runs recorded before the upserts took a locate route lack it)
     ("monthly_settlements", "sequence"): Spec(
         {"write_total_s": NUMBER, "writes": list, "write_bytes_total": int, "read_total_s": NUMBER,
          "read_total_pristine_s": NUMBER, "reads": dict, "reads_pristine": dict, "per_read_overhead_s": dict,
-         "mean_read_overhead_s": NUMBER, "mean_read_overhead_by_engine_s": dict, "live_files_after": dict}),
+         "mean_read_overhead_s": NUMBER, "mean_read_overhead_by_engine_s": dict, "live_files_after": dict},
+        # (optional: runs recorded before the adjustments took a locate route lack them)
+        {"route": str, "table_data_files": int, "locate_full_scan": (bool, type(None))}),
     ("late_arrivals", "sequence"): Spec({"strategies": dict, "ordering_field": str}),
     ("concurrent_compaction", "sequence"): Spec(
         {"batches": list, "compactions": list, "commits_attempted": int, "commits_succeeded": int,

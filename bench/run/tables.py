@@ -22,15 +22,19 @@ if TYPE_CHECKING:
 
 
 def update_keys(spark: SparkSession, route: str, name: str, keys: list[int], data: PaymentsData) -> Keys:
-    """The keys an update changes, as literals and as a view; for the index route also a view of the keys with each
-    row's ordering value from the generated ``data`` (a correction feed's rows: Hudi's MERGE takes it from its source)."""
+    """The keys an update changes, as literals and as a view; for the index route also a view of those rows as the
+    generated ``data`` holds them (a correction feed's rows: Hudi's MERGE takes the ordering value, and on
+    merge-on-read every value an assignment reads, from its source)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
     from bench.formats.base import INDEX, Keys
 
     spark.createDataFrame([(int(k),) for k in keys], "txn_id bigint").createOrReplaceTempView(name)
     ordered = None
     if route == INDEX:
-        rows = data.read(["txn_id", "created_at"]).to_pandas()
-        spark.createDataFrame(rows[rows.txn_id.isin(keys)]).createOrReplaceTempView(ordered := f"{name}_ordered")
+        rows = data.rows_with(keys)
+        spark.createDataFrame(rows.to_pandas(), schema=from_arrow_schema(rows.schema)) \
+            .createOrReplaceTempView(ordered := f"{name}_ordered")
     return Keys(tuple(int(k) for k in keys), name, ordered)
 
 

@@ -131,11 +131,25 @@ class PaymentsData(TableShape):
         root = Files.of(self.path)
         return pq.read_table([(root / p.rsplit("/", 1)[1]).path for p in self.files], columns=columns, filesystem=root.fs)
 
+    def rows_with(self, keys: list[int]) -> pa.Table:
+        """The generated rows with these txn_ids, read only from the files that hold them (contiguous ranges per file)."""
+        root = Files.of(self.path)
+        paths = [(root / self.files[i].rsplit("/", 1)[1]).path for i in sorted(self._holding(keys))]
+        return pq.read_table(paths, filters=[("txn_id", "in", [int(k) for k in keys])], filesystem=root.fs)
+
     def keys_by_file(self) -> list[list[int]]:
         """Each file's txn_ids, sorted, files in day order (a table loaded one file per input file has these files)."""
         root = Files.of(self.path)
         return [sorted(pq.read_table((root / p.rsplit("/", 1)[1]).path, columns=["txn_id"], filesystem=root.fs)
                        .column(0).to_pylist()) for p in self.files]
+
+    def files_holding(self, keys) -> int:
+        """How many of the generated files hold at least one of ``keys`` (each file holds a contiguous txn_id range)."""
+        return len(self._holding(keys))
+
+    def _holding(self, keys) -> set[int]:
+        """The positions (in ``files``) of the files holding ``keys``."""
+        return {(int(k) - TXN_ID_BASE) // self.rows_per_file for k in keys}
 
     def hotfix_keys(self, n: int) -> list[int]:
         """``n`` txn_ids drawn uniformly over the whole table, so they scatter over the files."""

@@ -250,3 +250,28 @@ def test_counts_print_as_integers_even_beside_a_missing_value():
 
     html = table(pd.DataFrame({"data files": [8.0, None], "seconds": [1.25, 2.0]}))
     assert "<td>8</td>" in html and "8.0" not in html and "1.25" in html and "–" in html
+
+
+def test_settlements_adjustments_are_located_per_route_with_their_own_times_not_the_months():
+    """The settlements' timed month also holds its reads: the locate view takes the adjustments' own times as the
+    samples, and the last adjustment's search and bytes."""
+    from types import SimpleNamespace
+
+    from bench.report.locate import located
+    from bench.results.contract import Record
+
+    def month(config_id: str, route: str, files_read: int, seconds: list[float]) -> Record:
+        writes = [{"batch": n + 1, "seconds": s, "filesystem": {"bytes_added": 4096 * (n + 1)}, "files_touched": 2,
+                   "locate_full_scan": files_read == 36,
+                   "locate": {"scans": [{"files_read": files_read}], "largest_scan_files": files_read, "bytes_read": 1000}}
+                  for n, s in enumerate(seconds)]
+        info = {"scenario": "monthly_settlements", "operation": "sequence", "config_id": config_id, "route": route,
+                "table_data_files": 36, "writes": writes}
+        return Record("m", "m", {"median": 99.0, "data": [99.0]}, info)
+
+    run = SimpleNamespace(records=lambda scenario=None, operation=None, route=None: [
+        month("iceberg-cow", "join", 36, [2.0, 2.2]), month("iceberg-cow", "pruned", 2, [0.5, 0.6])]
+        if scenario == "monthly_settlements" else [])
+    join, pruned = located(run)
+    assert join.seconds == [2.0, 2.2] and join.files_read == 36 and join.full_scan is True and join.param == "per adjustment"
+    assert pruned.files_read == 2 and pruned.files_touched == 2 and pruned.bytes_written == 8192 and pruned.full_scan is False

@@ -70,9 +70,16 @@ def test_claim_one_says_whether_copy_on_write_writers_fight_at_the_most_writers_
                     _race("iceberg-cow", "default", "processes", 0, [], writers_n=1))
     claim = next(c for c in writers.claims(fighting) if c["claim"] == writers.CLAIMS[0])
     assert claim["verdict"].startswith("not measurable at this scale (50+ writers); at 4 writers iceberg-cow lost 50%")
-    assert claim["verdict"].endswith("Hudi 0%: the mechanism shows here")
+    assert claim["verdict"].endswith("Hudi nbcc 0%: the mechanism shows here (against Hudi nbcc)")
     assert "iceberg-cow (default, shared_files): conflicts / commit attempts 0/4 at 1, 4/8 at 4" in claim["measured"]
     calm = _run(_race("iceberg-cow", "default", "processes", 0, [], writers_n=4),
                 _race("hudi-mor", "default", "processes", 1, [], writers_n=4))
     claim = next(c for c in writers.claims(calm) if c["claim"] == writers.CLAIMS[0])
-    assert claim["verdict"].endswith("the mechanism does not show here")
+    assert claim["verdict"].endswith("the mechanism does not show here (against Hudi default)")
+
+
+def test_claim_two_names_the_writer_counts_where_nbcc_never_failed_or_retried():
+    run = _run(_race("hudi-mor", "nbcc", "processes", 0, [], overlap="same_keys", writers_n=2),
+               _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys", writers_n=4))
+    claim = next(c for c in writers.claims(run) if c["claim"] == writers.CLAIMS[1])
+    assert claim["verdict"] == "does not hold at 4 writers; without a failed or retried commit at 2 writers"

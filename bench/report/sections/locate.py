@@ -25,8 +25,8 @@ def _read(x: Located) -> str:
     if x.files_read is None:
         return (f"no SQL scan: the write client looked the keys up itself ({human_bytes(x.bytes_read)} read by its tasks)"
                 if x.bytes_read is not None else "not measured")
-    return (f"read {x.files_read:,} of {x.table_files:,} files ({human_bytes(x.bytes_read)}) to change rows in "
-            f"{x.files_touched:,} files")
+    touched = f" to change rows in {x.files_touched:,} files" if x.files_touched is not None else ""
+    return f"read {x.files_read:,} of {x.table_files:,} files ({human_bytes(x.bytes_read)}){touched}"
 
 
 def section(items: list[Located], ratios: list[Ratio]) -> str:
