@@ -175,12 +175,15 @@ def test_report_never_imports_pyspark():
 
 @pytest.mark.spark
 def test_a_run_with_only_sequence_scenarios_still_builds(tiny_run, tmp_path):
-    """A dinner-peak-only run has no dashboard reads before/after an update: the report says so, it does not crash."""
+    """A dinner-peak-only run has no dashboard reads before/after an update: the report says so, it does not crash;
+    its upserts' locate routes still have their section."""
     data = json.loads((tiny_run["run_dir"] / "benchmark.json").read_text())
     data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"].get("scenario") == "dinner_peak"]
     (tmp_path / "peak.json").write_text(json.dumps(data))  # a filtered copy made by this test
     page = build_report([tmp_path / "peak.json"], tmp_path / "out").read_text()
-    assert "no reads measured in this run" in page and "5. Over time" in page
+    headings = re.findall(r"<h2[^>]*>\d+\. ([^<]*)</h2>", page)
+    assert "no reads measured in this run" in page and "Over time" in headings
+    assert "Finding the rows" in headings and "per upsert batch" in page
 
 
 def test_a_benchmark_whose_test_failed_after_timing_is_reported_as_failed_not_crashed():
