@@ -78,11 +78,9 @@ def _upserts(r: Record) -> Located:
     """The dinner peak's upsert batches: their times are the samples, the last batch's search and bytes stand for them
     (the files its updated rows sit in are not recorded: an upsert's batch is rows, not keys of known files)."""
     last = r.get("series")[-1]
-    locate = last.get("locate") or {}
+    files_read, bytes_read = _search(last.get("locate"))
     return Located(r.scenario, "per upsert batch", r.config_id, r.route, [b["upsert_s"] for b in r.get("series")],
-                   locate.get("largest_scan_files") if locate.get("scans") else None,
-                   int(last["live_files"]["data_files"]), None, locate.get("bytes_read") if locate else None,
-                   int(last["bytes_added"]), None)
+                   files_read, int(last["live_files"]["data_files"]), None, bytes_read, int(last["bytes_added"]), None)
 
 
 def _adjustments(r: Record) -> Located:
@@ -90,22 +88,24 @@ def _adjustments(r: Record) -> Located:
     of the same size), the last adjustment's search and bytes stand for them (its timed month also holds reads)."""
     writes = r.get("writes")
     last = writes[-1]
-    locate = last.get("locate") or {}
-    return Located(r.scenario, "per adjustment", r.config_id, r.route, [w["seconds"] for w in writes],
-                   locate.get("largest_scan_files") if locate.get("scans") else None,
-                   int(r.get("table_data_files") or 0), int(last.get("files_touched") or 0),
-                   locate.get("bytes_read") if locate else None, int(last["filesystem"]["bytes_added"]),
-                   last.get("locate_full_scan"), last.get("requests"))
+    files_read, bytes_read = _search(last.get("locate"))
+    return Located(r.scenario, "per adjustment", r.config_id, r.route, [w["seconds"] for w in writes], files_read,
+                   int(r.get("table_data_files") or 0), int(last.get("files_touched") or 0), bytes_read,
+                   int(last["filesystem"]["bytes_added"]), last.get("locate_full_scan"), last.get("requests"))
 
 
 def _located(r: Record) -> Located:
-    locate = r.get("locate") or {}
     fs = r.get("filesystem") or {}
-    return Located(r.scenario, r.param, r.config_id, r.route, r.seconds,
-                   locate.get("largest_scan_files") if locate.get("scans") else None,
+    files_read, bytes_read = _search(r.get("locate"))
+    return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read,
                    int(r.get("table_data_files") or r.get("files_total") or 0), int(r.get("files_touched") or 0),
-                   locate.get("bytes_read") if locate else None, int(fs.get("bytes_added") or 0), r.get("locate_full_scan"),
-                   r.get("requests"))
+                   bytes_read, int(fs.get("bytes_added") or 0), r.get("locate_full_scan"), r.get("requests"))
+
+
+def _search(locate: dict | None) -> tuple[int | None, int | None]:
+    """What a statement read to find its rows: the largest scan's files (None without a SQL scan) and its bytes."""
+    locate = locate or {}
+    return (locate.get("largest_scan_files") if locate.get("scans") else None), (locate.get("bytes_read") if locate else None)
 
 
 def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:

@@ -128,24 +128,27 @@ class PaymentsData(TableShape):
         return self.bytes / self.rows
 
     def read(self, columns: list[str] | None = None) -> pa.Table:
-        root = Files.of(self.path)
-        return pq.read_table([(root / p.rsplit("/", 1)[1]).path for p in self.files], columns=columns, filesystem=root.fs)
+        return pq.read_table(self._paths(range(len(self.files))), columns=columns, filesystem=Files.of(self.path).fs)
 
     def rows_with(self, keys: list[int]) -> pa.Table:
         """The generated rows with these txn_ids, read only from the files that hold them (contiguous ranges per file)."""
-        root = Files.of(self.path)
-        paths = [(root / self.files[i].rsplit("/", 1)[1]).path for i in sorted(self._holding(keys))]
-        return pq.read_table(paths, filters=[("txn_id", "in", [int(k) for k in keys])], filesystem=root.fs)
+        return pq.read_table(self._paths(sorted(self._holding(keys))), filters=[("txn_id", "in", [int(k) for k in keys])],
+                             filesystem=Files.of(self.path).fs)
 
     def keys_by_file(self) -> list[list[int]]:
         """Each file's txn_ids, sorted, files in day order (a table loaded one file per input file has these files)."""
-        root = Files.of(self.path)
-        return [sorted(pq.read_table((root / p.rsplit("/", 1)[1]).path, columns=["txn_id"], filesystem=root.fs)
-                       .column(0).to_pylist()) for p in self.files]
+        fs = Files.of(self.path).fs
+        return [sorted(pq.read_table(path, columns=["txn_id"], filesystem=fs).column(0).to_pylist())
+                for path in self._paths(range(len(self.files)))]
 
     def files_holding(self, keys) -> int:
         """How many of the generated files hold at least one of ``keys`` (each file holds a contiguous txn_id range)."""
         return len(self._holding(keys))
+
+    def _paths(self, positions) -> list[str]:
+        """The generated files at these positions (in ``files``), as paths on their own filesystem."""
+        root, files = Files.of(self.path), self.files
+        return [(root / files[i].rsplit("/", 1)[1]).path for i in positions]
 
     def _holding(self, keys) -> set[int]:
         """The positions (in ``files``) of the files holding ``keys``."""

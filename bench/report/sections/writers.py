@@ -70,7 +70,7 @@ def _scaling_claim(frame: pd.DataFrame) -> dict:
     most = int(frame.writers.max())
     curves = []
     for (config, control, overlap), g in frame.groupby(["configuration", "control", "overlap"]):
-        by_n = g.groupby("writers")[["commit attempts", "conflicts", "rows/s committed"]].sum()
+        by_n = g.groupby("writers")[["commit attempts", "conflicts"]].sum()
         curves.append(f"{config} ({control}, {overlap}): conflicts / commit attempts " + ", ".join(
             f"{int(r.conflicts)}/{int(r['commit attempts'])} at {n}" for n, r in by_n.iterrows()))
     at_most = frame[frame.writers == most]
