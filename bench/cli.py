@@ -185,7 +185,7 @@ def _validate(args: argparse.Namespace) -> int:
         problems = validate(path)
         if not problems:
             run = load_run(path)
-            print(f"{path}: valid (results schema {SCHEMA_VERSION}; {len(run.records())} records, "
+            print(f"{path}: valid (results schema {SCHEMA_VERSION}; {len(run.records(route=None))} records, "
                   f"{len(run.outcomes)} outcomes, {len(run.matrix.configs)} configurations)")
             continue
         worst = EXIT_BAD_INPUT
