@@ -133,3 +133,46 @@ def test_a_writer_application_is_told_the_tables_bucket_count(tmp_path):
     writer_settings = {s.key: s.value for s in rebuilt.table_settings()}  # what its session sets before each write
     assert rebuilt.buckets == fmt.buckets == 3
     assert writer_settings["hoodie.bucket.index.num.buckets"] == run_settings["hoodie.bucket.index.num.buckets"] == "3"
+
+
+def _labelled(label, began, completed):
+    return HistoryEntry(label, None, "deltacommit", True, label=label, began_at=began, completed_at=completed)
+
+
+def test_labelled_commits_name_the_read_that_predates_its_transaction():
+    """The later batch's statement began before the earlier commit completed, its transaction after: a lost update
+    the timeline explains (a conflict check that starts at the transaction cannot see the earlier commit)."""
+    batches = [{**_batch("w0b0", [2], True, 100.0, 111.6), "started_at": 100.0, "attempts": 1},
+               {**_batch("w1b0", [2], True, 100.0, 154.2), "started_at": 100.0, "attempts": 1}]
+    history = [HistoryEntry("0", None, "commit", True), _labelled("w0b0#1", 103.0, 111.5),
+               _labelled("w1b0#1", 120.0, 154.0)]
+    assert invariants.attach_commits(batches, history)
+    final = {1: BASE[1], 2: (Decimal("21.00"), "w1b0"), 3: BASE[3]}
+    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"]
+    assert evidence == ["key 2: 1 increments, 2 committed batches (w0b0, w1b0); w1b0's statement began at 0.0 s, before "
+                        "w0b0 committed (11.5 s), but its transaction began at 20.0 s, after that commit"]
+    assert invariants.check_labelled_commits(batches)["each_commit_acknowledged_once"]["ok"]
+
+
+def test_overlapping_transactions_that_both_commit_are_named_as_such():
+    batches = [{**_batch("w0b0", [2], True, 100.0, 112.0), "attempts": 1},
+               {**_batch("w1b0", [2], True, 101.0, 113.0), "attempts": 1}]
+    invariants.attach_commits(batches, [_labelled("w0b0#1", 102.0, 111.0), _labelled("w1b0#1", 104.0, 112.5)])
+    final = {1: BASE[1], 2: (Decimal("21.00"), "w1b0"), 3: BASE[3]}
+    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+    assert evidence.endswith("w0b0 (2.0 s to 11.0 s) and w1b0 (4.0 s to 12.5 s) overlapped and both committed")
+
+
+def test_a_batch_that_committed_twice_or_failed_yet_landed_is_caught():
+    retried = {**_batch("w0b0", [1], True, 0, 1), "attempts": 2, "failures": [{"class": "X", "root_cause": "FileAlreadyExists"}]}
+    failed = {**_batch("w1b0", [2], False, 0, 1), "attempts": 3}
+    once = {**_batch("w1b1", [3], True, 0, 1), "attempts": 1}
+    history = [_labelled("w0b0#1", 0, 1), _labelled("w0b0#2", 1, 2), _labelled("w1b0#3", 0, 1), _labelled("w1b1#1", 0, 1)]
+    assert invariants.attach_commits([retried, failed, once], history)
+    check = invariants.check_labelled_commits([retried, failed, once])["each_commit_acknowledged_once"]
+    assert check["evidence"] == ["w0b0: acknowledged, 2 commits in the history (w0b0#1, w0b0#2)",
+                                 "w1b0: told it failed, yet committed (w1b0#3)"]
+    landed = {**retried, "commits": [{"label": "w0b0#1"}]}
+    assert invariants.check_labelled_commits([landed])["each_commit_acknowledged_once"]["evidence"] == [
+        "w0b0: attempt 1 failed (FileAlreadyExists) yet its commit landed"]
+    assert not invariants.attach_commits([once], [HistoryEntry("1", None, "append", True)])

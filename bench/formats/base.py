@@ -82,6 +82,9 @@ class HistoryEntry:
     operation: str
     by_writer: bool  # a writer's commit, not a table service's (compaction, clustering, clean, OPTIMIZE, rewrite)
     state: str = "COMPLETED"  # Hudi's REQUESTED / INFLIGHT instants; every Iceberg snapshot and Delta version is COMPLETED
+    label: str | None = None  # the writer's batch that made this commit, where the format records one (label_commits)
+    began_at: float | None = None  # epoch s the commit's transaction began (Hudi: its instant was requested)
+    completed_at: float | None = None  # epoch s the commit completed
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,11 @@ class TableFormat(abc.ABC):
         if control != DEFAULT_CONTROL:
             raise NotSupported(f"{self.config_id} has no {control!r} concurrency control (only Hudi MERGE_ON_READ has NBCC)")
         return []
+
+    def label_commits(self, spark: SparkSession, label: str) -> bool:
+        """Have the session's next commits carry ``label`` in their own metadata, read back by ``history`` (so a race's
+        evidence can name the commit each batch made). False where the format keeps no such field here."""
+        return False
 
     def processes_unsupported(self) -> str | None:
         """Why writers in separate Spark applications (JVMs) are not safe for this configuration here (None: they are)."""

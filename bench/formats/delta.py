@@ -35,6 +35,7 @@ class TableProperties:
     OPTIMIZE_MAX_FILE_SIZE = "spark.databricks.delta.optimize.maxFileSize"
 
 
+USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"  # docs.delta.io 3.3.2, "Set user-defined commit metadata"
 MODES = {"cow": "false", "dv": "true"}
 # operationMetrics that count changed rows: UPDATE, DELETE, and MERGE's target-row counters
 ROW_METRICS = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numTargetRowsDeleted", "numTargetRowsInserted")
@@ -114,7 +115,14 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
     def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
         """Every commit in ``_delta_log``; an OPTIMIZE or a REORG is the table service's."""
         return [HistoryEntry(str(c.version), str(c.version - 1) if c.version else None, c.operation or "",
-                             (c.operation or "") not in ("OPTIMIZE", "REORG")) for c in delta_log.commits_since(table.location, None)]
+                             (c.operation or "") not in ("OPTIMIZE", "REORG"), label=c.user_metadata,
+                             completed_at=c.timestamp_ms / 1000 if c.timestamp_ms else None)
+                for c in delta_log.commits_since(table.location, None)]
+
+    def label_commits(self, spark: SparkSession, label: str) -> bool:
+        """The session's ``spark.databricks.delta.commitInfo.userMetadata`` lands in each commit's ``commitInfo``."""
+        spark.conf.set(USER_METADATA, label)
+        return True
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""

@@ -47,6 +47,8 @@ class DeltaCommit:
     dvs_removed: int = 0
     dv_storage_types: list[str] = field(default_factory=list)
     operation_metrics: dict[str, str] = field(default_factory=dict)
+    user_metadata: str | None = None  # commitInfo.userMetadata (a writer's label)
+    timestamp_ms: int | None = None  # commitInfo.timestamp: when the commit was made
 
     def as_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -60,6 +62,8 @@ def summarize_commit(version: int, actions: list[dict[str, Any]]) -> DeltaCommit
         if "commitInfo" in a:
             commit.operation = a["commitInfo"].get("operation")
             commit.operation_metrics = a["commitInfo"].get("operationMetrics") or {}
+            commit.user_metadata = a["commitInfo"].get("userMetadata")
+            commit.timestamp_ms = a["commitInfo"].get("timestamp")
     for path, add in adds.items():
         dv = add.get("deletionVector")
         if dv:

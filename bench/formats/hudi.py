@@ -47,6 +47,7 @@ SRC_ZK_PROVIDER = SRC + ("hudi-client/hudi-client-common/src/main/java/org/apach
                          "BaseZookeeperBasedLockProvider.java")
 SRC_LOCK_CONFIG = SRC + "hudi-common/src/main/java/org/apache/hudi/common/config/LockConfiguration.java"
 SRC_CLEAN_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieCleanConfig.java"
+COMMIT_LABEL = "_cowmor.batch"  # the commit-metadata prefix's default, then a name of ours
 SRC_WRITE_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieWriteConfig.java"
 # what a writer's commit is on the timeline (a compaction completes as a ``commit`` too: told apart by its plan)
 WRITER_ACTIONS = ("commit", "deltacommit")
@@ -194,12 +195,28 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         spark.sql(f"CALL run_clean(table => '{self.sql_name(table)}')")
         return " + ".join(ran + ["clean"])
 
+    def label_commits(self, spark: SparkSession, label: str) -> bool:
+        """A session setting that starts with the commit-metadata prefix (``hoodie.datasource.write.commitmeta.key.prefix``,
+        default ``_``) passes the SQL write's config filter (``HoodieSqlCommonUtils.filterHoodieConfigs``) into the
+        commit's ``extraMetadata`` (``DataSourceUtils.getExtraMetadata``)."""
+        spark.conf.set(COMMIT_LABEL, label)
+        return True
+
     def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
-        """The active timeline's instants, oldest first; a write that is not a compaction is a writer's."""
+        """The active timeline's instants, oldest first; a write that is not a compaction is a writer's. A completed
+        writer's instant carries its label and its requested and completion times (the transaction Hudi's conflict
+        check sees begins at the requested time)."""
         compactions = hudi_timeline.compaction_instants(table.location)
         latest = {i.requested: i for i in hudi_timeline.instants(table.location)}  # sorted: each instant's last state wins
-        return [HistoryEntry(i.requested, None, i.action, i.action in WRITER_ACTIONS and i.requested not in compactions,
-                             i.state) for i in latest.values()]
+        entries = []
+        for i in latest.values():
+            by_writer = i.action in WRITER_ACTIONS and i.requested not in compactions
+            label = None
+            if by_writer and i.state == "COMPLETED":
+                label = (hudi_timeline.commit_metadata(i).get("extraMetadata") or {}).get(COMMIT_LABEL)
+            entries.append(HistoryEntry(i.requested, None, i.action, by_writer, i.state, label,
+                                        hudi_timeline.epoch(i.requested), hudi_timeline.epoch(i.completed)))
+        return entries
 
     def route_settings(self) -> list[Setting]:
         """``pruned``: the key's min/max per file in the metadata table's column-stats index, which the SQL UPDATE's read

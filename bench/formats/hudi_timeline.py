@@ -35,6 +35,16 @@ class Instant:
         return self.action in WRITE_ACTIONS
 
 
+def epoch(instant_time: str | None) -> float | None:
+    """An instant time (``yyyyMMddHHmmssSSS``, the writer JVM's local time zone, Hudi's default
+    ``hoodie.table.timeline.timezone=LOCAL``) as epoch seconds, read in this machine's zone (the writers run here)."""
+    if not instant_time or len(instant_time) < 17:
+        return None
+    import datetime
+
+    return datetime.datetime.strptime(instant_time[:17], "%Y%m%d%H%M%S%f").timestamp()
+
+
 def timeline_dir(table_dir: Path | str | Files) -> Files:
     hoodie = Files.of(table_dir) / ".hoodie"
     return hoodie / "timeline" if (hoodie / "timeline").is_dir() else hoodie

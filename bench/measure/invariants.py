@@ -36,6 +36,67 @@ def _by_key(batches: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
     return touched
 
 
+def attach_commits(batches: list[dict[str, Any]], history: list[HistoryEntry]) -> bool:
+    """Give each batch the labelled commits its attempts made (``commits``: label, began_at, completed_at), where the
+    format labels its commits (``TableFormat.label_commits``); False where none is labelled."""
+    by_batch: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for e in history:
+        if e.label and e.state == "COMPLETED":
+            by_batch[e.label.split("#")[0]].append({"label": e.label, "id": e.id, "began_at": e.began_at,
+                                                     "completed_at": e.completed_at})
+    for b in batches:
+        b["commits"] = by_batch.get(b["tag"], [])
+    return bool(by_batch)
+
+
+def check_labelled_commits(batches: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each acknowledged batch made exactly one commit, and a batch told it failed made none (a failed attempt whose
+    commit landed anyway is applied again by its retry)."""
+    evidence = []
+    for b in batches:
+        made = [c["label"] for c in b.get("commits", [])]
+        if b.get("committed") and len(made) != 1:
+            evidence.append(f"{b['tag']}: acknowledged, {len(made)} commits in the history ({', '.join(made) or 'none'})")
+        elif not b.get("committed") and made:
+            evidence.append(f"{b['tag']}: told it failed, yet committed ({', '.join(made)})")
+        else:
+            failed_yet_landed = [m for m in made if int(m.split("#")[1]) != b.get("attempts")]
+            if b.get("committed") and failed_yet_landed:
+                evidence.append(f"{b['tag']}: attempt {failed_yet_landed[0].split('#')[1]} failed "
+                                f"({b['failures'][0].get('root_cause') or b['failures'][0]['class']}) yet its commit landed")
+    return {"each_commit_acknowledged_once": verdict(evidence)}
+
+
+def _race_start(batches: list[dict[str, Any]]) -> float:
+    return min((b.get("started_at") or b.get("attempt_started_at") or 0.0) for b in batches)
+
+
+def _seconds(at: float | None, zero: float) -> str:
+    return "?" if at is None else f"{at - zero:.1f} s"
+
+
+def lost_update_timing(committed: list[dict[str, Any]], zero: float) -> list[str]:
+    """Why two acknowledged read-modify-writes of one key left one increment, from their commits' times: the later
+    one's statement began before the earlier one's commit completed, but its transaction began after it (a conflict
+    check that looks only at commits completed since the transaction began cannot see it), or both transactions
+    overlapped (the check saw a concurrent commit and let it through)."""
+    lines = []
+    timed = [(b, b["commits"][-1]) for b in committed if b.get("commits") and b["commits"][-1]["completed_at"]]
+    for a, ca in timed:
+        for b, cb in timed:
+            if a is b or cb["began_at"] is None or cb["completed_at"] < ca["completed_at"]:
+                continue
+            if b["attempt_started_at"] < ca["completed_at"] <= cb["began_at"]:
+                lines.append(f"{b['tag']}'s statement began at {_seconds(b['attempt_started_at'], zero)}, before "
+                             f"{a['tag']} committed ({_seconds(ca['completed_at'], zero)}), but its transaction began "
+                             f"at {_seconds(cb['began_at'], zero)}, after that commit")
+            elif ca["began_at"] is not None and cb["began_at"] < ca["completed_at"]:
+                lines.append(f"{a['tag']} ({_seconds(ca['began_at'], zero)} to {_seconds(ca['completed_at'], zero)}) and "
+                             f"{b['tag']} ({_seconds(cb['began_at'], zero)} to {_seconds(cb['completed_at'], zero)}) "
+                             "overlapped and both committed")
+    return lines
+
+
 def check_rows(base: dict[int, Row], final: dict[int, Row], batches: list[dict[str, Any]], deleted: set[int],
                rule: str = SERIALIZABLE) -> dict[str, dict[str, Any]]:
     """Every key the race touched, against the acknowledged batches: each one's increment counted exactly once, the
@@ -51,7 +112,9 @@ def check_rows(base: dict[int, Row], final: dict[int, Row], batches: list[dict[s
         applied = int(change) if change == int(change) else change  # whole increments print as "2", not "2.00"
         tags = {b["tag"] for b in committed}
         if rule == SERIALIZABLE and applied != len(committed):
-            once.append(f"key {key}: {applied} increments, {len(committed)} committed batches ({', '.join(sorted(tags)) or 'none'})")
+            timing = lost_update_timing(committed, _race_start(batches)) if applied < len(committed) else []
+            once.append(f"key {key}: {applied} increments, {len(committed)} committed batches ({', '.join(sorted(tags)) or 'none'})"
+                        + "".join(f"; {line}" for line in timing))
         elif rule == EVENT_TIME and not (min(1, len(committed)) <= applied <= len(committed)):
             once.append(f"key {key}: {applied} increments, {len(committed)} committed batches")
         elif rule == EVENT_TIME:

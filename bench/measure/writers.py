@@ -2,7 +2,8 @@
 
 Every batch adds 1 to ``amount`` and stamps ``notes`` with the batch's tag on its keys, found by literal keys the
 format's statistics prune by. The increment makes every applied batch visible in the data (a lost update or one
-applied twice changes the sum), the tag says which batch wrote a row last. A batch whose commit fails is retried
+applied twice changes the sum), the tag says which batch wrote a row last; where the format keeps a label in its
+commit metadata, each attempt's commit carries ``w<writer>b<batch>#<attempt>``. A batch whose commit fails is retried
 ``retries`` times; each failure keeps the engine's exception class.
 """
 
@@ -36,6 +37,12 @@ def tag(writer: int, batch: int) -> str:
     return f"w{writer}b{batch}"
 
 
+def attempt_label(batch_tag: str, attempt: int) -> str:
+    """What an attempt's commit carries in the format's own metadata (``TableFormat.label_commits``): the history
+    then says which attempt of which batch made each commit, a retried batch that committed twice included."""
+    return f"{batch_tag}#{attempt}"
+
+
 def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: int, batches: list[list[int]],
                 retries: int, emit: Callable[[dict[str, Any]], None]) -> None:
     """Run ``batches`` in order; ``emit`` each batch's record as soon as it is committed or given up."""
@@ -47,6 +54,7 @@ def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: 
         while record["attempts"] <= retries:
             record["attempts"] += 1
             attempt_start, clock = time.time(), time.perf_counter()
+            fmt.label_commits(spark, attempt_label(label, record["attempts"]))
             try:
                 fmt.update_where(spark, table, predicate, {**INCREMENT, "notes": f"'{label}'"})
             except Exception as err:  # noqa: BLE001 - a lost conflict is the finding: recorded, then retried

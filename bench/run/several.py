@@ -113,6 +113,8 @@ class SeveralWriters:
             service = fmt.table_service(spark, table)
         except NotSupported as why:
             service = f"not applicable: {why}"
+        history_now = fmt.history(spark, table)
+        labelled = invariants.attach_commits(result.batches, history_now)
         states = {}
         for engine in self.lab.engines:
             try:
@@ -123,8 +125,9 @@ class SeveralWriters:
             checks = {**invariants.check_rows(base, state["rows"], result.batches, set(contention.deleted), rule),
                       **invariants.check_counts(state["row_count"], state["distinct_keys"], expected_rows)}
             by_engine[engine.name] = {"read": "reads", "checks": checks}
-        history = invariants.check_history(fmt.history(spark, table), history_before,
-                                           sum(bool(b.get("committed")) for b in result.batches))
+        history = invariants.check_history(history_now, history_before, sum(bool(b.get("committed")) for b in result.batches))
+        if labelled:
+            history.update(invariants.check_labelled_commits(result.batches))
         history["answer_unchanged_by_the_last_service"] = invariants.verdict(
             [] if states.get(reference) == before else [f"the rows changed across {service}"])
         failed = [f"{engine}: {line}" for engine, e in by_engine.items() if "checks" in e

@@ -91,3 +91,19 @@ def test_a_deletion_vector_commit_keeps_the_file_live_whatever_the_action_order(
     assert delta_log.live_files(tmp_path / "t") == {"data_files": 2, "delete_files": 1, "data_bytes": 150}
     merge = delta_log.commits_since(tmp_path / "t", 0)[0]
     assert merge.dvs_added == 1 and merge.dv_rows_added == 2 and merge.files_added == 0 and merge.files_removed == 0
+
+
+def test_a_commits_user_metadata_and_time_reach_the_history(tmp_path):
+    """A writer's label (``commitInfo.userMetadata``) and the commit's time, as the several-writers checks read them."""
+    import json
+
+    log = tmp_path / "t" / "_delta_log"
+    log.mkdir(parents=True)
+    info = {"operation": "UPDATE", "userMetadata": "w1b0#2", "timestamp": 1795000000123}
+    (log / f"{0:020d}.json").write_text("\n".join(json.dumps(a) for a in (
+        {"add": {"path": "a.parquet", "size": 100}}, {"commitInfo": info})))
+    from bench.formats.base import TableRef
+
+    fmt = DeltaFormat.__new__(DeltaFormat)
+    entry = fmt.history(None, TableRef("t", str(tmp_path / "t"), "id", "day", "ts"))[0]
+    assert (entry.label, entry.completed_at, entry.by_writer) == ("w1b0#2", 1795000000.123, True)

@@ -56,3 +56,11 @@ def test_every_sample_table_parses(shared_testdata, hudi_sample):
         for summary in tl.summaries_since(path, None):
             assert summary.bytes_written >= 0
         tl.live_files(path)
+
+
+def test_instant_times_read_as_epoch_seconds_in_the_writers_zone():
+    import datetime
+
+    at = tl.epoch("20261126074512345")
+    assert at == datetime.datetime(2026, 11, 26, 7, 45, 12, 345000).timestamp()
+    assert tl.epoch(None) is None and tl.epoch("00000000") is None
