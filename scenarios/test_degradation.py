@@ -17,7 +17,7 @@ import pytest
 from bench.exceptions import NotSupported
 from bench.measure.rounds import Observation, degradation_rate, timed
 from bench.workload.datagen import HOTFIX_STATUS
-from bench.workload.queries import payments_frame, payments_queries
+from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the hotfix's base table, restored
@@ -29,7 +29,7 @@ def plan(payments, cowmor):
     k, n = cowmor.scale.degradation_batches, cowmor.scale.hotfix_rows
     keys = payments.hotfix_keys(k * n)
     batches = [keys[i::k] for i in range(k)]
-    frame = payments_frame(payments.read(["txn_id", "settled_date", "merchant_id", "amount", "status"]))
+    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS))
     query = next(q for q in payments_queries(payments.last_day, keys[0]) if q.name == "status_totals")
     expected = [query.expected(frame)]
     for batch in batches:

@@ -27,7 +27,7 @@ from bench.core.storage import Files
 from bench.formats.base import JOIN
 from bench.measure.rounds import Observation, timed
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
-from bench.workload.queries import payments_frame, payments_queries
+from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
 PEAK = {"bytes": 0}  # the workspace's largest size seen at the end of a step, over the whole run
@@ -50,7 +50,7 @@ def _expected(path: str, last_day, lookup_id: int, keys: tuple[int, ...]):
     queries = payments_queries(last_day, lookup_id=lookup_id)
     root = Files.of(path)
     files = sorted(p.path for p in root.iterdir() if p.name.startswith("part-"))
-    frame = payments_frame(pq.read_table(files, columns=["txn_id", "settled_date", "merchant_id", "amount", "status"],
+    frame = payments_frame(pq.read_table(files, columns=PAYMENTS_FRAME_COLUMNS,
                                          filesystem=root.fs))
     before = {q.name: q.expected(frame) for q in queries}
     frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS

@@ -20,7 +20,7 @@ import pytest
 
 from bench.measure.locate import full_scan
 from bench.measure.rounds import Observation, timed
-from bench.workload.queries import payments_frame, settlement_queries
+from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, settlement_queries
 
 pytestmark = pytest.mark.spark
 ADJUSTED = "ADJUSTED"
@@ -32,7 +32,7 @@ def audit(payments, cowmor):
     s = cowmor.scale
     keys = payments.hotfix_keys(s.settlement_batches * s.settlement_rows_per_batch)
     batches = [keys[i::s.settlement_batches] for i in range(s.settlement_batches)]
-    pristine = payments_frame(payments.read(["txn_id", "settled_date", "merchant_id", "amount", "status"]))
+    pristine = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS))
     adjusted = pristine.copy()
     adjusted.loc[adjusted["txn_id"].isin(keys), "amount_cents"] += 100
     adjusted.loc[adjusted["txn_id"].isin(keys), "status"] = ADJUSTED

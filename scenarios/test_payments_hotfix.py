@@ -16,7 +16,7 @@ import pytest
 
 from bench.measure.rounds import Rounds, adaptive_pedantic, measured
 from bench.workload.datagen import HOTFIX_STATUS
-from bench.workload.queries import payments_frame, payments_queries
+from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"
@@ -28,7 +28,7 @@ def hotfix(payments, cowmor):
     """The N target keys, the dashboards, and their expected answers before and after the hotfix."""
     keys = payments.hotfix_keys(cowmor.scale.hotfix_rows)
     queries = payments_queries(payments.last_day, lookup_id=keys[0])
-    frame = payments_frame(payments.read(["txn_id", "settled_date", "merchant_id", "amount", "status"]))
+    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS))
     before = {q.name: q.expected(frame) for q in queries}
     frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS
     after = {q.name: q.expected(frame) for q in queries}

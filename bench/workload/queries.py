@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -50,23 +50,40 @@ def normalize(rows: list) -> list[tuple]:
     return sorted(tuple(normalize_value(v) for v in row) for row in rows)
 
 
-def payments_frame(table: pa.Table) -> pd.DataFrame:
-    """The columns the dashboards use, with the amount as integer cents."""
-    return pd.DataFrame({
-        "txn_id": table.column("txn_id").to_numpy(),
-        "settled_date": table.column("settled_date").to_pandas(),
-        "merchant_id": table.column("merchant_id").to_numpy(),
-        "amount_cents": cents_of(table.column("amount")),
-        "status": table.column("status").to_numpy(zero_copy_only=False),
-    })
+PAYMENTS_FRAME_COLUMNS = ["txn_id", "settled_date", "merchant_id", "amount", "status"]
+
+
+def payments_frame(parts: pa.Table | Iterable[pa.Table]) -> pd.DataFrame:
+    """The columns the dashboards use, with the amount as integer cents; from one table or from parts of it
+    (``PaymentsData.read_in_parts``), converted part by part so the Arrow copy never has to fit beside the frame.
+    Strings and dates become shared Python objects (one per distinct value and part, not one per row)."""
+    columns: dict[str, list[np.ndarray]] = {"txn_id": [], "settled_date": [], "merchant_id": [], "amount_cents": [], "status": []}
+    for table in [parts] if isinstance(parts, pa.Table) else parts:
+        columns["txn_id"].append(table.column("txn_id").to_numpy())
+        columns["settled_date"].append(table.column("settled_date").to_pandas().to_numpy())
+        columns["merchant_id"].append(table.column("merchant_id").to_numpy())
+        columns["amount_cents"].append(cents_of(table.column("amount")))
+        columns["status"].append(table.column("status").to_pandas().to_numpy())
+    frame = pd.DataFrame(index=pd.RangeIndex(sum(len(c) for c in columns["txn_id"])))
+    for name in list(columns):  # one column at a time: each part list is freed as its column lands
+        frame[name] = np.concatenate(columns.pop(name))
+    return frame
 
 
 def _by_status(frame: pd.DataFrame, with_merchants: bool) -> list[tuple]:
-    groups = frame.groupby("status")
+    """Rows, revenue and (optionally) distinct merchants per status, on integer codes: a groupby of 152M Python
+    strings (the seed) would need several copies of the frame."""
+    codes, statuses = pd.factorize(frame["status"].to_numpy())
+    counts = np.bincount(codes, minlength=len(statuses))
+    cents = pd.Series(frame["amount_cents"].to_numpy()).groupby(codes).sum()  # int64: exact
     out = []
-    for status, g in groups:
-        row = (status, int(len(g)), money(g["amount_cents"].sum()))
-        out.append(row + ((int(g["merchant_id"].nunique()),) if with_merchants else ()))
+    if with_merchants:
+        merchants = frame["merchant_id"].to_numpy().astype(np.int64)
+        pairs = np.unique(codes.astype(np.int64) * (int(merchants.max(initial=0)) + 1) + merchants)
+        distinct = np.bincount(pairs // (int(merchants.max(initial=0)) + 1), minlength=len(statuses))
+    for code, status in enumerate(statuses):
+        row = (status, int(counts[code]), money(cents[code]))
+        out.append(row + ((int(distinct[code]),) if with_merchants else ()))
     return normalize(out)
 
 

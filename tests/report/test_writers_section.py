@@ -83,3 +83,14 @@ def test_claim_two_names_the_writer_counts_where_nbcc_never_failed_or_retried():
                _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys", writers_n=4))
     claim = next(c for c in writers.claims(run) if c["claim"] == writers.CLAIMS[1])
     assert claim["verdict"] == "does not hold at 4 writers; without a failed or retried commit at 2 writers"
+
+
+def test_each_broken_invariant_is_listed_with_its_evidence(tmp_path):
+    lost = "race 1: spark: each_acknowledged_batch_once: key 7: 1 increments, 2 committed batches (w0b0, w1b0); " + "x" * 700
+    run = _run(_race("hudi-mor", "default", "processes", 1, [lost]), _race("iceberg-mor", "default", "processes", 2, []))
+    broken = writers.violations(run)
+    assert list(broken.configuration) == ["hudi-mor"]
+    assert broken.loc[0, "evidence"].startswith("race 1: spark: each_acknowledged_batch_once: key 7") and \
+        broken.loc[0, "evidence"].endswith("…") and len(broken.loc[0, "evidence"]) == writers.EVIDENCE_CHARS + 1
+    assert "key 7: 1 increments" in writers.section(run, tmp_path)
+    assert writers.violations(_run(_race("iceberg-mor", "default", "processes", 2, []))).empty

@@ -37,6 +37,17 @@ def races(run: load.Run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def violations(run: load.Run) -> pd.DataFrame:
+    """Every broken invariant with its evidence, one row per line (a table of counts alone would hide which key)."""
+    rows = [{"configuration": x["config_id"], "control": x["control"], "writers as": x["kind"], "writers": x["writers"],
+             "overlap": x["overlap"], "evidence": line[:EVIDENCE_CHARS] + ("…" if len(line) > EVIDENCE_CHARS else "")}
+            for x in (r.info for r in run.records("several_writers")) for line in x["violations"]]
+    return pd.DataFrame(rows)
+
+
+EVIDENCE_CHARS = 600
+
+
 def interval(summary: dict) -> str:
     """The median with its 95% interval, or the one race's figure marked as such (one race has no spread)."""
     if not summary.get("ci95"):
@@ -163,6 +174,11 @@ def section(run: load.Run, out) -> str:
     if frame.empty:
         return ""
     parts = ["", table(frame.drop(columns=["increments lost to merging"]))]
+    broken = violations(run)
+    if not broken.empty:
+        parts.append(note("What the invariants found, race by race (a lost update names its commits' timing where the "
+                          "format labels each writer's commit in its own metadata: Hudi, Delta):"))
+        parts.append(table(broken))
     curve = per_race(run)
     if curve.writers.nunique() > 1:
         parts.append(img(charts.series(curve, "writers", "rows_per_s", "Committed rows per second against writers "
