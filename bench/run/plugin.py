@@ -188,6 +188,17 @@ def pytest_benchmark_update_json(config: pytest.Config, benchmarks: list, output
                              "time_breakdown": ledger.LEDGER.breakdown()}
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+def pytest_sessionfinish_drops_unfinished_benchmarks(session: pytest.Session) -> Any:
+    """A signal that lands inside a measurement leaves pytest-benchmark a benchmark with no rounds, on which its
+    JSON writer fails (``min()`` of nothing) and saves nothing at all: drop it before pytest-benchmark saves, so the
+    finished ones are kept (its test's outcome says it was interrupted)."""
+    benchmarks = getattr(getattr(session.config, "_benchmarksession", None), "benchmarks", None)
+    if benchmarks:
+        benchmarks[:] = [b for b in benchmarks if getattr(getattr(b, "stats", None), "data", None)]
+    yield
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     bench = session.config.stash.get(SESSION_KEY, None)
     if bench is None:
