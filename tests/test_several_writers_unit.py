@@ -163,6 +163,16 @@ def test_overlapping_transactions_that_both_commit_are_named_as_such():
     assert evidence.endswith("w0b0 (2.0 s to 11.0 s) and w1b0 (4.0 s to 12.5 s) overlapped and both committed")
 
 
+def test_a_statement_that_began_after_the_other_commit_and_still_missed_it_read_a_stale_table():
+    batches = [{**_batch("w0b0", [2], True, 100.0, 111.0), "attempts": 1},
+               {**_batch("w1b0", [2], True, 112.0, 130.0), "attempts": 2}]
+    invariants.attach_commits(batches, [_labelled("w0b0#1", 102.0, 111.0), _labelled("w1b0#2", 115.0, 129.0)])
+    final = {1: BASE[1], 2: (Decimal("21.00"), "w1b0"), 3: BASE[3]}
+    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+    assert evidence.endswith("w1b0's statement (attempt 2) began at 12.0 s, after w0b0 committed (11.0 s): it read the "
+                             "table as it was before that commit")
+
+
 def test_a_batch_that_committed_twice_or_failed_yet_landed_is_caught():
     retried = {**_batch("w0b0", [1], True, 0, 1), "attempts": 2, "failures": [{"class": "X", "root_cause": "FileAlreadyExists"}]}
     failed = {**_batch("w1b0", [2], False, 0, 1), "attempts": 3}

@@ -78,8 +78,9 @@ def _seconds(at: float | None, zero: float) -> str:
 def lost_update_timing(committed: list[dict[str, Any]], zero: float) -> list[str]:
     """Why two acknowledged read-modify-writes of one key left one increment, from their commits' times: the later
     one's statement began before the earlier one's commit completed, but its transaction began after it (a conflict
-    check that looks only at commits completed since the transaction began cannot see it), or both transactions
-    overlapped (the check saw a concurrent commit and let it through)."""
+    check that looks only at commits completed since the transaction began cannot see it); both transactions
+    overlapped (the check saw a concurrent commit and let it through); or the later statement began after the
+    earlier commit and still missed it (it read a stale state of the table, e.g. a listing cached in its session)."""
     lines = []
     timed = [(b, b["commits"][-1]) for b in committed if b.get("commits") and b["commits"][-1]["completed_at"]]
     for a, ca in timed:
@@ -94,6 +95,10 @@ def lost_update_timing(committed: list[dict[str, Any]], zero: float) -> list[str
                 lines.append(f"{a['tag']} ({_seconds(ca['began_at'], zero)} to {_seconds(ca['completed_at'], zero)}) and "
                              f"{b['tag']} ({_seconds(cb['began_at'], zero)} to {_seconds(cb['completed_at'], zero)}) "
                              "overlapped and both committed")
+            elif b["attempt_started_at"] >= ca["completed_at"]:
+                lines.append(f"{b['tag']}'s statement (attempt {b.get('attempts', '?')}) began at "
+                             f"{_seconds(b['attempt_started_at'], zero)}, after {a['tag']} committed "
+                             f"({_seconds(ca['completed_at'], zero)}): it read the table as it was before that commit")
     return lines
 
 
