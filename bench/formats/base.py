@@ -280,6 +280,10 @@ class TableFormat(abc.ABC):
             raise NotSupported(f"{self.config_id} has no {control!r} concurrency control (only Hudi MERGE_ON_READ has NBCC)")
         return []
 
+    def see_other_writers(self, spark: SparkSession, table: TableRef) -> None:
+        """Make the session's next statement read the table as other applications left it. Iceberg's catalog runs with
+        its cache off and Delta checks its log on every query, so they need nothing here."""
+
     def label_commits(self, spark: SparkSession, label: str) -> bool:
         """Have the session's next commits carry ``label`` in their own metadata, read back by ``history`` (so a race's
         evidence can name the commit each batch made). False where the format keeps no such field here."""

@@ -55,6 +55,7 @@ def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: 
             record["attempts"] += 1
             attempt_start, clock = time.time(), time.perf_counter()
             fmt.label_commits(spark, attempt_label(label, record["attempts"]))
+            fmt.see_other_writers(spark, table)  # as a read-modify-write job must: its session may cache the table
             try:
                 fmt.update_where(spark, table, predicate, {**INCREMENT, "notes": f"'{label}'"})
             except Exception as err:  # noqa: BLE001 - a lost conflict is the finding: recorded, then retried
