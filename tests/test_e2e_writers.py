@@ -51,6 +51,9 @@ def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_en
     failed += [name for name, c in x["invariants"]["history"].items() if not c["ok"]]
     assert bool(failed) == bool(x["violations"])  # every broken check is in the record's violations, with evidence
     assert all("key " in v or "commit" in v or "rows" in v for v in x["violations"])
+    if config_id.startswith(("hudi", "delta")):  # their commits carry the attempt's label (Hudi extraMetadata, Delta userMetadata)
+        assert "each_commit_acknowledged_once" in x["invariants"]["history"]
+        assert all(any(c["label"].startswith(b["tag"] + "#") for c in b["commits"]) for b in x["batches"] if b["committed"])
     if (config_id, control) in SERIALIZABLE:
         assert x["violations"] == [], x["violations"]
     outcome = [o for o in tiny_run["json"]["cowmor"]["outcomes"] if o["test"] == "test_several_writers"
