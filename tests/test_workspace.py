@@ -62,3 +62,26 @@ def test_removing_the_marker_revokes_ownership(tmp_path):
     (ws.root / MARKER).unlink()
     with pytest.raises(UnsafePath):
         ws.remove(ws.root / "t")
+
+
+def test_a_folder_a_straggler_writes_into_while_it_is_deleted_is_deleted_again(tmp_path, monkeypatch):
+    import errno
+    import shutil
+
+    from bench.run import workspace as workspace_mod
+
+    ws = Workspace(tmp_path / "ws")
+    table = tmp_path / "ws" / "warehouse" / "t"
+    (table / ".hoodie" / "metadata").mkdir(parents=True)
+    real, calls = shutil.rmtree, []
+
+    def racing(path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) == 1:
+            raise OSError(errno.ENOTEMPTY, "Directory not empty", "metadata")
+        real(path, *args, **kwargs)
+
+    monkeypatch.setattr(workspace_mod.shutil, "rmtree", racing)
+    monkeypatch.setattr(workspace_mod.time, "sleep", lambda s: None)
+    ws.remove(table)
+    assert len(calls) == 2 and not table.exists()

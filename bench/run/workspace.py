@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import time
 from pathlib import Path
 
 from bench.core.storage import Files, is_local
@@ -71,9 +73,22 @@ class Workspace:
         if not self.owns(path):
             raise UnsafePath(f"refusing to delete {path}: not inside the cowmor workspace {self.root}")
         if path.is_dir():
-            shutil.rmtree(path)
+            _rmtree_while_written(path)
         elif path.exists():
             path.unlink()
+
+
+def _rmtree_while_written(path: Path, attempts: int = 3, pause_s: float = 1.0) -> None:
+    """``shutil.rmtree``, again if a file appeared in a folder while it was being emptied ("Directory not empty": seen
+    once dropping a Hudi table's ``.hoodie/metadata`` right after a race of 4 writer applications)."""
+    for attempt in range(1, attempts + 1):
+        try:
+            shutil.rmtree(path)
+            return
+        except OSError as err:
+            if err.errno != errno.ENOTEMPTY or attempt == attempts:
+                raise
+            time.sleep(pause_s)
 
 
 class RemoteWorkspace(Workspace):
