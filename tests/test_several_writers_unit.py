@@ -173,6 +173,16 @@ def test_a_statement_that_began_after_the_other_commit_and_still_missed_it_read_
                              "table as it was before that commit")
 
 
+def test_a_key_with_commits_the_writers_were_not_told_of_gets_no_timing_story():
+    batches = [{**_batch("w0b0", [2], True, 100.0, 111.0), "attempts": 1},
+               {**_batch("w1b0", [2], False, 112.0, 130.0), "attempts": 3}]
+    invariants.attach_commits(batches, [_labelled("w0b0#1", 102.0, 111.0), _labelled("w1b0#1", 115.0, 129.0)])
+    final = {1: BASE[1], 2: (Decimal("22.00"), "w1b0"), 3: BASE[3]}
+    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+    assert evidence == ("key 2: 2 increments, 1 committed batches (w0b0); commits of w1b0 beyond what the writers were "
+                        "told (see each_commit_acknowledged_once): the count cannot tell a lost update from one applied twice")
+
+
 def test_a_batch_that_committed_twice_or_failed_yet_landed_is_caught():
     retried = {**_batch("w0b0", [1], True, 0, 1), "attempts": 2, "failures": [{"class": "X", "root_cause": "FileAlreadyExists"}]}
     failed = {**_batch("w1b0", [2], False, 0, 1), "attempts": 3}
