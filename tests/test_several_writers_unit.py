@@ -154,21 +154,24 @@ def test_labelled_commits_name_the_read_that_predates_its_transaction():
     assert invariants.check_labelled_commits(batches)["each_commit_acknowledged_once"]["ok"]
 
 
+def _key_2_evidence(batches, commits, amount):
+    """The once-check's evidence for key 2 after ``batches`` made the labelled ``commits``, the row at ``amount``."""
+    invariants.attach_commits(batches, [_labelled(label, began, done) for label, began, done in commits])
+    final = {1: BASE[1], 2: (Decimal(amount), "w1b0"), 3: BASE[3]}
+    return invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+
+
 def test_overlapping_transactions_that_both_commit_are_named_as_such():
     batches = [{**_batch("w0b0", [2], True, 100.0, 112.0), "attempts": 1},
                {**_batch("w1b0", [2], True, 101.0, 113.0), "attempts": 1}]
-    invariants.attach_commits(batches, [_labelled("w0b0#1", 102.0, 111.0), _labelled("w1b0#1", 104.0, 112.5)])
-    final = {1: BASE[1], 2: (Decimal("21.00"), "w1b0"), 3: BASE[3]}
-    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+    evidence = _key_2_evidence(batches, [("w0b0#1", 102.0, 111.0), ("w1b0#1", 104.0, 112.5)], "21.00")
     assert evidence.endswith("w0b0 (2.0 s to 11.0 s) and w1b0 (4.0 s to 12.5 s) overlapped and both committed")
 
 
 def test_a_statement_that_began_after_the_other_commit_and_still_missed_it_read_a_stale_table():
     batches = [{**_batch("w0b0", [2], True, 100.0, 111.0), "attempts": 1},
                {**_batch("w1b0", [2], True, 112.0, 130.0), "attempts": 2}]
-    invariants.attach_commits(batches, [_labelled("w0b0#1", 102.0, 111.0), _labelled("w1b0#2", 115.0, 129.0)])
-    final = {1: BASE[1], 2: (Decimal("21.00"), "w1b0"), 3: BASE[3]}
-    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+    evidence = _key_2_evidence(batches, [("w0b0#1", 102.0, 111.0), ("w1b0#2", 115.0, 129.0)], "21.00")
     assert evidence.endswith("w1b0's statement (attempt 2) began at 12.0 s, after w0b0 committed (11.0 s): it read the "
                              "table as it was before that commit")
 
@@ -176,9 +179,7 @@ def test_a_statement_that_began_after_the_other_commit_and_still_missed_it_read_
 def test_a_key_with_commits_the_writers_were_not_told_of_gets_no_timing_story():
     batches = [{**_batch("w0b0", [2], True, 100.0, 111.0), "attempts": 1},
                {**_batch("w1b0", [2], False, 112.0, 130.0), "attempts": 3}]
-    invariants.attach_commits(batches, [_labelled("w0b0#1", 102.0, 111.0), _labelled("w1b0#1", 115.0, 129.0)])
-    final = {1: BASE[1], 2: (Decimal("22.00"), "w1b0"), 3: BASE[3]}
-    evidence = invariants.check_rows(BASE, final, batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+    evidence = _key_2_evidence(batches, [("w0b0#1", 102.0, 111.0), ("w1b0#1", 115.0, 129.0)], "22.00")
     assert evidence == ("key 2: 2 increments, 1 committed batches (w0b0); commits of w1b0 beyond what the writers were "
                         "told (see each_commit_acknowledged_once): the count cannot tell a lost update from one applied twice")
 

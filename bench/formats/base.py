@@ -284,10 +284,10 @@ class TableFormat(abc.ABC):
         """Make the session's next statement read the table as other applications left it. Iceberg's catalog runs with
         its cache off and Delta checks its log on every query, so they need nothing here."""
 
-    def label_commits(self, spark: SparkSession, label: str) -> bool:
+    def label_commits(self, spark: SparkSession, label: str) -> None:
         """Have the session's next commits carry ``label`` in their own metadata, read back by ``history`` (so a race's
-        evidence can name the commit each batch made). False where the format keeps no such field here."""
-        return False
+        evidence can name the commit each batch made). Nothing where the format keeps no such field here (Iceberg: its
+        snapshot properties cannot be set from SQL)."""
 
     def processes_unsupported(self) -> str | None:
         """Why writers in separate Spark applications (JVMs) are not safe for this configuration here (None: they are)."""

@@ -119,10 +119,9 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
                              completed_at=c.timestamp_ms / 1000 if c.timestamp_ms else None)
                 for c in delta_log.commits_since(table.location, None)]
 
-    def label_commits(self, spark: SparkSession, label: str) -> bool:
+    def label_commits(self, spark: SparkSession, label: str) -> None:
         """The session's ``spark.databricks.delta.commitInfo.userMetadata`` lands in each commit's ``commitInfo``."""
         spark.conf.set(USER_METADATA, label)
-        return True
 
     def compact(self, spark: SparkSession, table: TableRef) -> None:
         """REORG … APPLY (PURGE): rewrite the files that carry deletion vectors (OPTIMIZE alone would bin-pack)."""

@@ -203,12 +203,11 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         each of 2 races at `small`, none with the session's relation cache off."""
         spark.catalog.refreshTable(self.sql_name(table))
 
-    def label_commits(self, spark: SparkSession, label: str) -> bool:
+    def label_commits(self, spark: SparkSession, label: str) -> None:
         """A session setting that starts with the commit-metadata prefix (``hoodie.datasource.write.commitmeta.key.prefix``,
         default ``_``) passes the SQL write's config filter (``HoodieSqlCommonUtils.filterHoodieConfigs``) into the
         commit's ``extraMetadata`` (``DataSourceUtils.getExtraMetadata``)."""
         spark.conf.set(COMMIT_LABEL, label)
-        return True
 
     def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
         """The active timeline's instants, oldest first; a write that is not a compaction is a writer's. A completed

@@ -59,11 +59,10 @@ def check_labelled_commits(batches: list[dict[str, Any]]) -> dict[str, dict[str,
             evidence.append(f"{b['tag']}: acknowledged, {len(made)} commits in the history ({', '.join(made) or 'none'})")
         elif not b.get("committed") and made:
             evidence.append(f"{b['tag']}: told it failed, yet committed ({', '.join(made)})")
-        else:
-            failed_yet_landed = [m for m in made if int(m.split("#")[1]) != b.get("attempts")]
-            if b.get("committed") and failed_yet_landed:
-                evidence.append(f"{b['tag']}: attempt {failed_yet_landed[0].split('#')[1]} failed "
-                                f"({b['failures'][0].get('root_cause') or b['failures'][0]['class']}) yet its commit landed")
+        elif made and int(made[0].split("#")[1]) != b.get("attempts"):  # acknowledged; its one commit an earlier attempt's
+            attempt = int(made[0].split("#")[1])
+            why = b["failures"][attempt - 1]
+            evidence.append(f"{b['tag']}: attempt {attempt} failed ({why.get('root_cause') or why['class']}) yet its commit landed")
     return {"each_commit_acknowledged_once": verdict(evidence)}
 
 

@@ -79,8 +79,8 @@ def _by_status(frame: pd.DataFrame, with_merchants: bool) -> list[tuple]:
     out = []
     if with_merchants:
         merchants = frame["merchant_id"].to_numpy().astype(np.int64)
-        pairs = np.unique(codes.astype(np.int64) * (int(merchants.max(initial=0)) + 1) + merchants)
-        distinct = np.bincount(pairs // (int(merchants.max(initial=0)) + 1), minlength=len(statuses))
+        width = int(merchants.max(initial=0)) + 1  # (status, merchant) pairs as one integer each
+        distinct = np.bincount(np.unique(codes.astype(np.int64) * width + merchants) // width, minlength=len(statuses))
     for code, status in enumerate(statuses):
         row = (status, int(counts[code]), money(cents[code]))
         out.append(row + ((int(distinct[code]),) if with_merchants else ()))
