@@ -21,6 +21,7 @@ def test_override_applies_and_is_recorded():
     assert (scale.hotfix_rows, scale.rounds) == (5, 1)
     assert scale.as_dict()["hotfix_rows"] == 5
     assert get_scale("small", {"writer_service": 0, "warm_up": 0}).writer_service == 0  # switches take 0
+    assert get_scale("small", {"writer_inline_clean": 1}).writer_inline_clean == 1
 
 
 @pytest.mark.parametrize("name, overrides, message", [

@@ -135,6 +135,28 @@ def test_a_writer_application_is_told_the_tables_bucket_count(tmp_path):
     assert writer_settings["hoodie.bucket.index.num.buckets"] == run_settings["hoodie.bucket.index.num.buckets"] == "3"
 
 
+@pytest.mark.parametrize("inline_clean", [False, True])
+def test_hudi_writers_leave_the_clean_to_the_table_service_unless_told(tmp_path, inline_clean):
+    """Writers' concurrent lazy cleans raced to roll back the same failed instant, and the loser's statement failed
+    after its own commit (HUDI-8143 advises one table service): by default only the service cleans. The writer
+    application's session must get the same value before each write, where the table's write settings are set again."""
+    from bench.formats import make_adapter
+    from bench.formats.base import DEFAULT_CONTROL, PRUNED, Coordinator, TableRef
+    from bench.run.race import writer_spec
+    from bench.run.writer_process import writer_adapter
+
+    single = make_adapter("hudi-mor", tmp_path, 1 << 20, PRUNED)
+    assert {s.key: s.value for s in single.table_settings()}["hoodie.clean.automatic"] == "true"  # one writer: Hudi's default
+    fmt = make_adapter("hudi-mor", tmp_path, 1 << 20, PRUNED)
+    coordinator = Coordinator(None, ("127.0.0.1", 2181))
+    raced = {s.key: s.value for s in fmt.several_writers(coordinator, DEFAULT_CONTROL, inline_clean)}
+    table = TableRef("payments", str(tmp_path / "payments"), key="txn_id", partition_by="settled_date", ordering="created_at")
+    rebuilt, settings = writer_adapter(writer_spec(fmt, coordinator, table))
+    expected = "true" if inline_clean else "false"
+    assert raced["hoodie.clean.automatic"] == {s.key: s.value for s in settings}["hoodie.clean.automatic"] == expected
+    assert {s.key: s.value for s in rebuilt.table_settings()}["hoodie.clean.automatic"] == expected
+
+
 def _labelled(label, began, completed):
     return HistoryEntry(label, None, "deltacommit", True, label=label, began_at=began, completed_at=completed)
 

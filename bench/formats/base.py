@@ -261,6 +261,8 @@ class TableFormat(abc.ABC):
 
     # --- several writers -----------------------------------------------------------------
     control: str = DEFAULT_CONTROL
+    among_writers: bool = False  # set by several_writers(): one of several applications writing the table
+    inline_clean: bool = False  # several writers: each writer also cleans after its commits (Hudi)
     files_per_partition: int | None = None  # set by shape_like()
 
     def shape_like(self, files_per_partition: int) -> None:
@@ -269,9 +271,11 @@ class TableFormat(abc.ABC):
         told the same: a Hudi reader prunes by the bucket count of its own session, not the table's."""
         self.files_per_partition = files_per_partition
 
-    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
+    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
+                        inline_clean: bool = False) -> list[Setting]:
         """Put this adapter on the catalog and lock that several Spark applications can share, under ``control``;
         return the Spark session settings every writer's application (and the table service's) applies.
+        ``inline_clean``: writers also run the format's clean after their commits (Hudi), not only the table service.
 
         Raises:
             NotSupported: the family has no such concurrency control.

@@ -118,7 +118,9 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             Setting("write", "hoodie.metadata.enable", "true", DOC_CONFIG),
             Setting("write", "hoodie.populate.meta.fields", "true", DOC_CONFIG),
             Setting("write", "hoodie.bulkinsert.sort.mode", "NONE", DOC_CONFIG),  # keep the base layout
-            Setting("write", "hoodie.clean.automatic", "true", DOC_CONFIG),
+            # several writers leave the clean to the table service unless told otherwise (``several_writers``)
+            Setting("write", "hoodie.clean.automatic", "false" if self.among_writers and not self.inline_clean else "true",
+                    DOC_CONFIG),
         ]
         if self.mode == "mor":
             # batch MoR writes turn inline compaction ON unless told otherwise (shared/DESIGN.md)
@@ -150,17 +152,25 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         """NBCC's bucket-indexed table is a table of its own, as a route's is."""
         return super().table_name(name) + ("_nbcc" if self.control == NBCC else "")
 
-    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
+    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
+                        inline_clean: bool = False) -> list[Setting]:
         """ZooKeeper's lock for optimistic concurrency control (OCC), or for non-blocking concurrency control (NBCC:
         MERGE_ON_READ with the simple bucket index); failed writes cleaned lazily, as several writers require; writer
-        heartbeats short enough that the final clean rolls back a killed or failed writer within the race's check."""
+        heartbeats short enough that the final clean rolls back a killed or failed writer within the race's check.
+
+        Unless ``inline_clean``, writers leave cleaning (and with it the lazy rollback of failed writes) to the one
+        table service, as Hudi's maintainers advise for several jobs (HUDI-8143). A writer's clean after its commit
+        (``BaseHoodieWriteClient.commitStats`` -> ``mayBeCleanAndArchive``, which rethrows) rolls back every failed
+        instant whose heartbeat expired; two writers doing so at once race on the same instant, and the loser's
+        statement fails ("Could not delete instant", "No pending rollback instants found") after its own commit
+        completed, so a job that retries it applies its batch twice (docs/several-writers.md)."""
         if control not in (DEFAULT_CONTROL, NBCC):
-            super().several_writers(coordinator, control)
+            super().several_writers(coordinator, control, inline_clean)
         if control == NBCC and self.mode != "mor":
             raise NotSupported(f"{self.config_id}: NBCC needs a MERGE_ON_READ table (Hudi's docs, concurrency control)")
         if coordinator.zookeeper is None:
             raise NotSupported(f"{self.config_id}: several applications need a lock they share (ZooKeeper)")
-        self.control = control
+        self.control, self.inline_clean, self.among_writers = control, inline_clean, True
         host, port = coordinator.zookeeper
         mode = "NON_BLOCKING_CONCURRENCY_CONTROL" if control == NBCC else "OPTIMISTIC_CONCURRENCY_CONTROL"
         return [
@@ -177,6 +187,8 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             Setting("concurrency", "hoodie.write.num.retries.on.conflict.failures", "0", SRC_WRITE_CONFIG),
             Setting("concurrency", "hoodie.client.heartbeat.interval_in_ms", "2000", SRC_WRITE_CONFIG),
             Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", "2", SRC_WRITE_CONFIG),
+            # recorded with the race; the table service cleans by its own call (run_clean) whatever this says
+            Setting("concurrency", "hoodie.clean.automatic", "true" if inline_clean else "false", SRC_CLEAN_CONFIG),
         ]
 
     def attach(self, spark: SparkSession, table: TableRef) -> None:

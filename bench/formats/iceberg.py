@@ -109,9 +109,10 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
             return f"{self.warehouse}/iceberg_jdbc/{NAMESPACE}/{name}"
         return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
 
-    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL) -> list[Setting]:
+    def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
+                        inline_clean: bool = False) -> list[Setting]:
         """The JDBC catalog (on the run's PostgreSQL): Spark settings of a catalog named ``cowmor_jdbc``."""
-        super().several_writers(coordinator, control)
+        super().several_writers(coordinator, control, inline_clean)
         if coordinator.catalog is None:
             raise NotSupported(f"{self.config_id}: several applications need a shared catalog (PostgreSQL for the JDBC catalog)")
         self.catalog = JDBC_CATALOG

@@ -60,7 +60,7 @@ class SeveralWriters:
         coordinator = Coordinator(
             catalog=coordination.catalog().iceberg_properties() if fmt.family == "iceberg" else None,
             zookeeper=(coordination.lock().host, coordination.lock().port) if fmt.family == "hudi" else None)
-        settings = fmt.several_writers(coordinator, control)
+        settings = fmt.several_writers(coordinator, control, bool(lab.session.scale.writer_inline_clean))
         return cls(lab, fmt, kind, control, coordinator, settings)
 
     def record(self) -> dict[str, Any]:

@@ -31,7 +31,8 @@ def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
         fmt.shape_like(spec["files_per_partition"])
     coordinator = spec["coordinator"]
     zookeeper = tuple(coordinator["zookeeper"]) if coordinator.get("zookeeper") else None
-    return fmt, fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"])
+    return fmt, fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"],
+                                    spec.get("inline_clean", False))
 
 
 def next_job(folder: Path, last: int) -> int | None:

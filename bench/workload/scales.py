@@ -45,6 +45,10 @@ class Scale:
     writer_threads_too: int = 0
     # 1: the format's table service (compaction, clean, rewrite, OPTIMIZE) runs back to back beside the writers; 0: they race alone
     writer_service: int = 1
+    # 1: every Hudi writer also cleans after its commit (Hudi's default, hoodie.clean.automatic); 0: only the table
+    # service cleans, as Hudi's maintainers advise for several jobs (HUDI-8143): writers' concurrent lazy cleans race
+    # to roll back the same failed instant, and the loser's statement fails after its own commit landed
+    writer_inline_clean: int = 0
     degradation_batches: int = 5
     settlement_batches: int = 3
     settlement_rows_per_batch: int = 20
@@ -104,7 +108,7 @@ PRESETS: dict[str, Scale] = {
 
 
 MAX_PARAM = 10_000_000_000
-SWITCHES = ("warm_up", "writer_threads_too", "writer_service")  # 0 or 1, not sizes
+SWITCHES = ("warm_up", "writer_threads_too", "writer_service", "writer_inline_clean")  # 0 or 1, not sizes
 MAX_FILES = 1_000_000
 MAX_ROWS = 100_000_000_000
 
