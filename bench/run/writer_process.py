@@ -32,7 +32,7 @@ def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
     coordinator = spec["coordinator"]
     zookeeper = tuple(coordinator["zookeeper"]) if coordinator.get("zookeeper") else None
     return fmt, fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"],
-                                    spec.get("inline_clean", False))
+                                    spec["inline_clean"])
 
 
 def next_job(folder: Path, last: int) -> int | None:
