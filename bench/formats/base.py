@@ -261,8 +261,8 @@ class TableFormat(abc.ABC):
 
     # --- several writers -----------------------------------------------------------------
     control: str = DEFAULT_CONTROL
-    among_writers: bool = False  # set by several_writers(): one of several applications writing the table
-    inline_clean: bool = False  # several writers: each writer also cleans after its commits (Hudi)
+    # the writes clean after their commits (Hudi's default); several_writers() may leave that to the table service
+    cleans_after_commit: bool = True
     files_per_partition: int | None = None  # set by shape_like()
 
     def shape_like(self, files_per_partition: int) -> None:

@@ -119,8 +119,7 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             Setting("write", "hoodie.populate.meta.fields", "true", DOC_CONFIG),
             Setting("write", "hoodie.bulkinsert.sort.mode", "NONE", DOC_CONFIG),  # keep the base layout
             # several writers leave the clean to the table service unless told otherwise (``several_writers``)
-            Setting("write", "hoodie.clean.automatic", "false" if self.among_writers and not self.inline_clean else "true",
-                    DOC_CONFIG),
+            Setting("write", "hoodie.clean.automatic", "true" if self.cleans_after_commit else "false", DOC_CONFIG),
         ]
         if self.mode == "mor":
             # batch MoR writes turn inline compaction ON unless told otherwise (shared/DESIGN.md)
@@ -170,7 +169,7 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             raise NotSupported(f"{self.config_id}: NBCC needs a MERGE_ON_READ table (Hudi's docs, concurrency control)")
         if coordinator.zookeeper is None:
             raise NotSupported(f"{self.config_id}: several applications need a lock they share (ZooKeeper)")
-        self.control, self.inline_clean, self.among_writers = control, inline_clean, True
+        self.control, self.cleans_after_commit = control, inline_clean
         host, port = coordinator.zookeeper
         mode = "NON_BLOCKING_CONCURRENCY_CONTROL" if control == NBCC else "OPTIMISTIC_CONCURRENCY_CONTROL"
         return [
@@ -188,7 +187,7 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             Setting("concurrency", "hoodie.client.heartbeat.interval_in_ms", "2000", SRC_WRITE_CONFIG),
             Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", "2", SRC_WRITE_CONFIG),
             # recorded with the race; the table service cleans by its own call (run_clean) whatever this says
-            Setting("concurrency", "hoodie.clean.automatic", "true" if inline_clean else "false", SRC_CLEAN_CONFIG),
+            Setting("concurrency", "hoodie.clean.automatic", "true" if self.cleans_after_commit else "false", SRC_CLEAN_CONFIG),
         ]
 
     def attach(self, spark: SparkSession, table: TableRef) -> None:
