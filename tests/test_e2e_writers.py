@@ -72,7 +72,7 @@ def test_writers_coordinate_through_servers_the_run_started(tiny_run):
     settings = {s["key"]: s["value"] for s in hudi["settings"]}
     assert settings["hoodie.write.lock.provider"].endswith("ZookeeperBasedLockProvider")
     assert settings["hoodie.write.lock.zookeeper.url"] == hudi["servers"]["hudi_lock"]["connect"]
-    assert settings["hoodie.clean.automatic"] == "false"  # writers leave the clean to the table service (HUDI-8143)
+    assert settings["hoodie.clean.automatic"] == "true"  # Hudi's default: each writer cleans (writer_inline_clean=1)
     nbcc = {s["key"]: s["value"] for s in race(tiny_run, "hudi-mor", "processes", "nbcc")["coordination"]["settings"]}
     assert nbcc["hoodie.write.concurrency.mode"] == "NON_BLOCKING_CONCURRENCY_CONTROL"
 

@@ -272,7 +272,7 @@ class TableFormat(abc.ABC):
         self.files_per_partition = files_per_partition
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
-                        inline_clean: bool = False) -> list[Setting]:
+                        inline_clean: bool = True) -> list[Setting]:
         """Put this adapter on the catalog and lock that several Spark applications can share, under ``control``;
         return the Spark session settings every writer's application (and the table service's) applies.
         ``inline_clean``: writers also run the format's clean after their commits (Hudi), not only the table service.

@@ -118,7 +118,7 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             Setting("write", "hoodie.metadata.enable", "true", DOC_CONFIG),
             Setting("write", "hoodie.populate.meta.fields", "true", DOC_CONFIG),
             Setting("write", "hoodie.bulkinsert.sort.mode", "NONE", DOC_CONFIG),  # keep the base layout
-            # several writers leave the clean to the table service unless told otherwise (``several_writers``)
+            # several writers may leave the clean to the table service (``several_writers``)
             Setting("write", "hoodie.clean.automatic", "true" if self.cleans_after_commit else "false", DOC_CONFIG),
         ]
         if self.mode == "mor":
@@ -152,12 +152,12 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         return super().table_name(name) + ("_nbcc" if self.control == NBCC else "")
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
-                        inline_clean: bool = False) -> list[Setting]:
+                        inline_clean: bool = True) -> list[Setting]:
         """ZooKeeper's lock for optimistic concurrency control (OCC), or for non-blocking concurrency control (NBCC:
         MERGE_ON_READ with the simple bucket index); failed writes cleaned lazily, as several writers require; writer
         heartbeats short enough that the final clean rolls back a killed or failed writer within the race's check.
 
-        Unless ``inline_clean``, writers leave cleaning (and with it the lazy rollback of failed writes) to the one
+        Without ``inline_clean``, writers leave cleaning (and with it the lazy rollback of failed writes) to the one
         table service, as Hudi's maintainers advise for several jobs (HUDI-8143). A writer's clean after its commit
         (``BaseHoodieWriteClient.commitStats`` -> ``mayBeCleanAndArchive``, which rethrows) rolls back every failed
         instant whose heartbeat expired; two writers doing so at once race on the same instant, and the loser's

@@ -110,7 +110,7 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
-                        inline_clean: bool = False) -> list[Setting]:
+                        inline_clean: bool = True) -> list[Setting]:
         """The JDBC catalog (on the run's PostgreSQL): Spark settings of a catalog named ``cowmor_jdbc``."""
         super().several_writers(coordinator, control, inline_clean)
         if coordinator.catalog is None:

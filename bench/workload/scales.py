@@ -47,8 +47,9 @@ class Scale:
     writer_service: int = 1
     # 1: every Hudi writer also cleans after its commit (Hudi's default, hoodie.clean.automatic); 0: only the table
     # service cleans, as Hudi's maintainers advise for several jobs (HUDI-8143): writers' concurrent lazy cleans race
-    # to roll back the same failed instant, and the loser's statement fails after its own commit landed
-    writer_inline_clean: int = 0
+    # to roll back the same failed instant, and the loser's statement fails after its own commit landed. Hudi's
+    # default stays the default until 0's own lost update at tiny is explained (docs/several-writers.md)
+    writer_inline_clean: int = 1
     degradation_batches: int = 5
     settlement_batches: int = 3
     settlement_rows_per_batch: int = 20
