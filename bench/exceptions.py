@@ -37,3 +37,7 @@ class NotSupported(CowmorError):
 
 class BadRecord(CowmorError):
     """A recorded run, history or report input is malformed, unreadable or of another schema version."""
+
+
+class NotEnoughDisk(CowmorError):
+    """The local disk under the workspace has too little room for what the next step writes (checked before it)."""

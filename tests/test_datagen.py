@@ -43,3 +43,27 @@ def test_hotfix_keys_scatter_over_files(tmp_path):
     assert keys == data.hotfix_keys(20) and len(set(keys)) == 20
     files_hit = {(k - 1_000_000_000) // 100 for k in keys}
     assert len(files_hit) >= 15  # scattered, not clustered
+
+
+def _free_disk(monkeypatch, free_bytes: int) -> None:
+    """Make the local disk report ``free_bytes`` free (the check reads statvfs)."""
+    import os
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(os, "statvfs", lambda path: SimpleNamespace(f_bavail=free_bytes // 4096, f_frsize=4096))
+
+
+def test_generation_stops_before_it_would_fill_the_disk(tmp_path, monkeypatch):
+    """The first file's size times the files to come is checked against the free disk before the rest are written:
+    a one-line reason and one file written, not a disk filled mid-run."""
+    import pytest
+
+    from bench.core.storage import DISK_HEADROOM, ensure_free
+    from bench.exceptions import NotEnoughDisk
+
+    _free_disk(monkeypatch, DISK_HEADROOM + 10_000)  # room for a few small files beyond the headroom, not 600
+    with pytest.raises(NotEnoughDisk, match=r"generating payments \(600 files of about .* MB\) needs about .* GB .* free"):
+        generate_payments(tmp_path, 300, 2, 100, 1, progress=None)
+    assert len(list(tmp_path.rglob("part-*.parquet"))) == 1 and not list(tmp_path.rglob("_manifest.json"))
+    generate_payments(tmp_path, 1, 2, 100, 1, progress=None)  # a dataset that fits is written
+    ensure_free("s3a://bucket/warehouse", 10**15, "anything")  # an object store is not checked

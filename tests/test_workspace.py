@@ -85,3 +85,26 @@ def test_a_folder_a_straggler_writes_into_while_it_is_deleted_is_deleted_again(t
     monkeypatch.setattr(workspace_mod.time, "sleep", lambda s: None)
     ws.remove(table)
     assert len(calls) == 2 and not table.exists()
+
+
+def test_a_base_table_that_would_fill_the_disk_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    """Before a table and its saved copy are built, twice the source's bytes times the table-to-source bound
+    (then the configuration's last measured ratio) must be free: refused with the sizes, and nothing built."""
+    from types import SimpleNamespace
+
+    from bench.core.storage import DISK_HEADROOM
+    from bench.exceptions import NotEnoughDisk
+    from bench.run.tables import FIRST_TABLE_RATIO, TableStates
+    from bench.workload.datagen import generate_payments
+
+    ws = Workspace(tmp_path / "ws")
+    data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
+    fmt = SimpleNamespace(config_id="hudi-mor", table_name=lambda name: name)
+    free = DISK_HEADROOM + int(2 * FIRST_TABLE_RATIO * data.bytes) - 1
+    monkeypatch.setattr(os, "statvfs", lambda path: SimpleNamespace(f_bavail=free, f_frsize=1))
+    built = []
+    tables = TableStates(ws, seed=1)
+    monkeypatch.setattr(tables, "fresh_table", lambda *a, **k: built.append(a))
+    with pytest.raises(NotEnoughDisk, match="hudi-mor: table payments and its saved copy needs about"):
+        tables.base_table(None, fmt, "payments", data)
+    assert built == []

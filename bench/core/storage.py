@@ -16,6 +16,8 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
+from bench.exceptions import NotEnoughDisk
+
 # the S3 endpoint the measured read engines use (a run's delaying proxy); AWS_ENDPOINT_URL is the server itself
 MEASURED_ENDPOINT = "COWMOR_MEASURED_S3_ENDPOINT"
 LOCAL_SCHEMES = ("", "file")
@@ -30,6 +32,30 @@ def measured_s3_endpoint() -> str | None:
 
 def is_local(location: str | Path) -> bool:
     return urlparse(str(location)).scheme in LOCAL_SCHEMES or len(urlparse(str(location)).scheme) == 1
+
+
+GB = 10**9
+# room left free beyond what a step writes: Spark spills shuffle and sort files to local disk beside it
+DISK_HEADROOM = 1 * GB
+
+
+def ensure_free(location: str | Path, needed: int, purpose: str) -> None:
+    """Refuse a step that would fill the local disk under ``location`` (an object store is not checked): a run
+    that stops with a one-line reason before it writes loses nothing, one that runs out of room mid-write leaves a
+    half-written table and an error from deep inside Spark or the format.
+
+    Raises:
+        NotEnoughDisk: less than ``needed`` plus ``DISK_HEADROOM`` bytes are free there.
+    """
+    if not is_local(location):
+        return
+    existing = Path(str(location).removeprefix("file://")).absolute()
+    while not existing.exists():
+        existing = existing.parent
+    free = os.statvfs(existing).f_bavail * os.statvfs(existing).f_frsize
+    if free < needed + DISK_HEADROOM:
+        raise NotEnoughDisk(f"{purpose} needs about {needed / GB:.1f} GB (plus {DISK_HEADROOM / GB:.0f} GB headroom) in "
+                            f"{existing}, where {free / GB:.1f} GB is free: free some space or choose another --warehouse")
 
 
 @functools.lru_cache(maxsize=16)

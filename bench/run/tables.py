@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.core.ledger import LEDGER, RESET, SETUP, WARM_UP
-from bench.core.storage import Files
+from bench.core.storage import Files, ensure_free, is_local
 from bench.run.workspace import Workspace
 from bench.workload.datagen import PaymentsData, generate_payments
 
@@ -38,6 +38,17 @@ def update_keys(spark: SparkSession, route: str, name: str, keys: list[int], dat
     return Keys(tuple(int(k) for k in keys), name, ordered)
 
 
+# a table's bytes per byte of its Parquet source, until the run has built one of the configuration: an upper bound
+# (at `seed`, Hudi's table is 1.5x its source, with its meta columns and a bloom filter in every file; Iceberg's 0.9x)
+FIRST_TABLE_RATIO = 2.0
+
+
+def local_bytes(location: str) -> int:
+    """The bytes under ``location`` on a local disk (0 on an object store: nothing there to run out of, and a
+    listing costs requests)."""
+    return sum(Files.of(location).walk().values()) if is_local(location) else 0
+
+
 @dataclass
 class TableStates:
     workspace: Workspace
@@ -45,6 +56,7 @@ class TableStates:
     warm_up_enabled: bool = True
     _warm: set[tuple[str, str]] = field(default_factory=set)
     _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
+    _table_ratio: dict[str, float] = field(default_factory=dict)  # per configuration: its last table's bytes per source byte
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
@@ -78,10 +90,16 @@ class TableStates:
                 table = self.base_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
                 prepare[1](table)
             else:
+                source_bytes = data.bytes if isinstance(data, PaymentsData) else local_bytes(source)
+                ratio = self._table_ratio.get(fmt.config_id, FIRST_TABLE_RATIO)
+                ensure_free(self.workspace.warehouse, int(2 * ratio * source_bytes),
+                            f"{fmt.config_id}: table {name} and its saved copy")
                 table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
+                self._table_ratio[fmt.config_id] = local_bytes(table.location) / max(1, source_bytes)
             snapshot = self._snapshot(fmt, name, state[2])
             if snapshot.exists():
                 self.workspace.remove(snapshot.uri)
+            ensure_free(self.workspace.bases_dir, local_bytes(table.location), f"{fmt.config_id}: the saved copy of {name}")
             Files.of(table.location).copy_tree(snapshot)
         self._bases[state] = (table, source)
         return table

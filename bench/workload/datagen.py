@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.core.storage import Files
+from bench.core.storage import Files, ensure_free
 
 GENERATOR_VERSION = 1
 FIRST_DAY = dt.date(2026, 1, 1)
@@ -173,9 +173,12 @@ class PaymentsData(TableShape):
                 "seed": self.seed, "generator_version": GENERATOR_VERSION}
 
 
-def write_once(data_dir: Path | str, table: str, shape: dict, files, progress=print) -> str:
+def write_once(data_dir: Path | str, table: str, shape: dict, files, progress=print, total: int | None = None) -> str:
     """Write ``files`` ((name, arrow table) pairs) under a folder named by ``shape``'s hash, unless a complete
-    copy is already there (a manifest written last marks it complete). Returns the folder's location."""
+    copy is already there (a manifest written last marks it complete). Returns the folder's location.
+
+    With ``total`` (how many files come), the first file's size times ``total`` is checked against the free disk
+    before the rest are written (``NotEnoughDisk``)."""
     shape = {"table": table, "v": GENERATOR_VERSION, **shape}
     digest = hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:12]
     folder = Files.of(str(data_dir)) / f"{table}-{digest}"
@@ -186,6 +189,10 @@ def write_once(data_dir: Path | str, table: str, shape: dict, files, progress=pr
     count = 0
     for count, (name, data) in enumerate(files, start=1):
         pq.write_table(data, (folder / name).path, compression="snappy", filesystem=folder.fs)
+        if count == 1 and total and total > 1:
+            first = folder.fs.get_file_info((folder / name).path).size
+            ensure_free(folder.uri, first * (total - 1), f"generating {table} ({total:,} files of about "
+                        f"{first / 2**20:.2f} MB)")
         if progress and count % 120 == 0:
             progress(f"generated {table}: {count} files")
     (folder / "_manifest.json").write_text(json.dumps(shape | {"files": count}, indent=2))  # last: marks completeness
@@ -198,4 +205,5 @@ def generate_payments(data_dir: Path, days: int, files_per_day: int, rows_per_fi
     files = ((f"part-{day:03d}-{file_no:03d}.parquet", payments_file(seed, day, file_no, files_per_day, rows_per_file))
              for day in range(days) for file_no in range(files_per_day))
     shape = {"days": days, "files_per_day": files_per_day, "rows_per_file": rows_per_file, "seed": seed}
-    return PaymentsData(days, files_per_day, rows_per_file, seed, path=write_once(data_dir, "payments", shape, files, progress))
+    return PaymentsData(days, files_per_day, rows_per_file, seed,
+                        path=write_once(data_dir, "payments", shape, files, progress, total=days * files_per_day))

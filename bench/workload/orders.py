@@ -125,4 +125,4 @@ def orders_queries(last_day: dt.date, lookup_id: int) -> list[Query]:
 def write_orders(data_dir, shape: OrdersShape, frame: pd.DataFrame, progress=print):
     """The base orders as Parquet, one file per (day, file) block, written once per shape."""
     files = ((f"part-{n:05d}.parquet", to_arrow(block)) for n, block in frame.groupby("_file", sort=True))
-    return write_once(data_dir, "order_events", vars(shape), files, progress)
+    return write_once(data_dir, "order_events", vars(shape), files, progress, total=int(frame["_file"].nunique()))

@@ -100,8 +100,11 @@ PRESETS: dict[str, Scale] = {
                     degradation_batches=8, settlement_rows_per_batch=100, settlement_reads=60,
                     file_size_steps=6),  # up to ~256 MB files
     # the seeds' own sizes (1,200 rows over ~4,800 files, ~6 GB): for a cluster
-    # 32,000 rows of ~40 bytes (Snappy Parquet, measured at `small`'s file-size steps): ~1.25 MB a file, ~6 GB in all
+    # 32,000 rows of ~40 bytes (Snappy Parquet, measured at `small`'s file-size steps): ~1.25 MB a file, ~6 GB in all.
+    # Rounds stop at 3 (an interval is then the range of 3 rounds): a copy-on-write round through the join reads
+    # all ~6 GB, minutes on a laptop, and the adaptive 6 cost an hour per configuration here
     "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=32000, hotfix_rows=1200, rounds=3, read_repeats=3,
+                  max_rounds=3,
                   orders_days=30, orders_files_per_day=32, orders_rows_per_file=20000,
                   peak_batches=16, peak_updates_per_batch=2500, peak_inserts_per_batch=2500, peak_reads_per_batch=1,
                   degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100),
