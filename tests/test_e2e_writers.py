@@ -97,3 +97,14 @@ def test_one_pool_of_writer_applications_serves_every_race_of_a_family(tiny_run)
     started = [race(tiny_run, "hudi-mor", "processes", control)["writers_started"] for control in ("default", "nbcc")]
     assert sorted(started) == [0, TINY_WRITERS], started
     assert race(tiny_run, "iceberg-mor", "processes")["writers_started"] == TINY_WRITERS
+
+
+def test_hudi_writer_applications_log_how_each_commit_was_checked_for_conflicts(tiny_run):
+    """Each Hudi writer application's ``writer.log`` keeps Hudi's conflict decisions (the last completed instant a
+    commit's check starts from, the conflicts it found, and a line for each commit it let through): the evidence a
+    lost update is read against."""
+    occ = race(tiny_run, "hudi-mor", "processes")
+    logs = sorted(tiny_run["run_dir"].parent.glob("e2e-writers-*/writers/pool-*/writer-*/writer.log"))
+    text = "\n".join(p.read_text(errors="replace") for p in logs)
+    assert text.count("Successfully resolved conflicts, if any") >= occ["batches_committed"] > 0, [str(p) for p in logs]
+    assert "State change starting for" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -219,3 +220,27 @@ def test_a_batch_that_committed_twice_or_failed_yet_landed_is_caught():
     assert invariants.check_labelled_commits([landed])["each_commit_acknowledged_once"]["evidence"] == [
         "w0b0: attempt 1 failed (FileAlreadyExists) yet its commit landed"]
     assert not invariants.attach_commits([once], [HistoryEntry("1", None, "append", True)])
+
+
+def test_a_table_that_broke_an_invariant_is_kept_in_the_run_folder(tmp_path, monkeypatch):
+    """Before the next race makes the table afresh, a violating race's table is copied whole into the run's folder
+    (its history and the log files a post-mortem reads); a table above the cap leaves only its file list."""
+    import json
+    from types import SimpleNamespace
+
+    from bench.run import several
+
+    table = tmp_path / "warehouse" / "payments_writers_pruned"
+    (table / ".hoodie" / "timeline").mkdir(parents=True)
+    (table / ".hoodie" / "timeline" / "20261126_1.deltacommit").write_text("{}")
+    (table / "settled_date=2026-01-01").mkdir()
+    (table / "settled_date=2026-01-01" / ".f1_20261126_1.log.1_0-1-1").write_bytes(b"x" * 10)
+    lab = SimpleNamespace(session=SimpleNamespace(run_dir=tmp_path / "run"))
+    shared = several.SeveralWriters(lab, SimpleNamespace(config_id="hudi-mor"), "processes", "default", None, [])
+    kept = Path(shared.keep_evidence(SimpleNamespace(location=str(table))))
+    assert kept.parent == tmp_path / "run" / "evidence" and kept.name.startswith("hudi-mor-default-processes-")
+    assert (kept / "table" / "settled_date=2026-01-01" / ".f1_20261126_1.log.1_0-1-1").read_bytes() == b"x" * 10
+    assert json.loads((kept / "files.json").read_text())[".hoodie/timeline/20261126_1.deltacommit"] == 2
+    monkeypatch.setattr(several, "EVIDENCE_MAX_BYTES", 5)
+    listed_only = Path(shared.keep_evidence(SimpleNamespace(location=str(table))))
+    assert listed_only != kept and (listed_only / "files.json").exists() and not (listed_only / "table").exists()

@@ -136,7 +136,8 @@ SPECS: dict[tuple[str, str], Spec] = {
          "invariants": dict, "violations": list, "keys_touched": int, "keys_deleted": int},
         # (optional: runs recorded before repeated races and the writer pool lack them; the scenario always writes them)
         {"writers_started": int, "races": int, "committed_rows_per_s_by_race": list,
-         "committed_rows_per_s_uncertainty": dict, "conflicts_by_race": list}),
+         "committed_rows_per_s_uncertainty": dict, "conflicts_by_race": list,
+         "evidence": list}),  # the folders where races that broke an invariant left their table (run/several.py)
 }
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from bench.exceptions import NotSupported
 from bench.measure.writers import failure, run_batches
 from bench.run.daemons import poll, spawn, stop
+from bench.run.spark import LOG4J2
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -38,6 +39,7 @@ PROCESSES, THREADS = "processes", "threads"
 KINDS = (PROCESSES, THREADS)
 # a writer application's own settings: one core and a small heap each (N of them share the machine with the run)
 WRITER_MASTER, WRITER_MEMORY = "local[1]", "1g"
+WRITER_LOG4J2 = LOG4J2.with_name("log4j2-writer.properties")
 # the run's application's identity and ports, which a writer application must not copy
 OWN_KEYS = ("spark.app.id", "spark.app.name", "spark.driver.port", "spark.driver.host", "spark.executor.id",
             "spark.app.startTime", "spark.app.submitTime", "spark.master", "spark.driver.memory",
@@ -57,8 +59,10 @@ class RaceResult:
 
 
 def writer_conf(spark: SparkSession) -> dict[str, str]:
-    """The run's Spark settings (jars, extensions, serializer, shared settings) for a writer's own application."""
-    conf = {k: v for k, v in spark.sparkContext.getConf().getAll() if k not in OWN_KEYS and not k.startswith("spark.ui.")}
+    """The run's Spark settings (jars, extensions, serializer, shared settings) for a writer's own application, with
+    the writers' own log settings (``WRITER_LOG4J2``: Hudi's conflict decisions, in each writer's ``writer.log``)."""
+    conf = {k: v.replace(str(LOG4J2), str(WRITER_LOG4J2)) for k, v in spark.sparkContext.getConf().getAll()
+            if k not in OWN_KEYS and not k.startswith("spark.ui.")}
     return conf | {"spark.master": WRITER_MASTER, "spark.driver.memory": WRITER_MEMORY, "spark.ui.enabled": "false",
                    "spark.ui.showConsoleProgress": "false"}
 

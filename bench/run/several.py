@@ -7,15 +7,19 @@ keys (the ``pruned`` route), so a writer reads what its keys' files hold, not th
 from __future__ import annotations
 
 import dataclasses
+import json
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bench.core import uncertainty
+from bench.core.storage import Files, is_local
 from bench.exceptions import NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
 from bench.measure import invariants
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
     from bench.workload.datagen import PaymentsData
 
 RETRIES = 2  # the harness's retries of a batch whose commit failed (as a job scheduler would retry it)
+EVIDENCE_MAX_BYTES = 512 * 2**20  # a violating race's table is copied whole up to this size (tiny and small: a few MB)
 HEARTBEAT_EXPIRY_S = 6.0  # Hudi: 2 missed 2-second heartbeats mark a failed writer's instant for the lazy rollback
 
 
@@ -132,7 +137,24 @@ class SeveralWriters:
             [] if states.get(reference) == before else [f"the rows changed across {service}"])
         failed = [f"{engine}: {line}" for engine, e in by_engine.items() if "checks" in e
                   for line in invariants.violations(e["checks"])] + invariants.violations(history)
-        return {"engines": by_engine, "history": history, "last_service": service, "violations": failed, "rule": rule}
+        kept = self.keep_evidence(table) if failed else None
+        return {"engines": by_engine, "history": history, "last_service": service, "violations": failed, "rule": rule,
+                "evidence": kept}
+
+    def keep_evidence(self, table: TableRef) -> str:
+        """A table that broke an invariant, copied into the run's folder before the next race makes it afresh: its
+        history, commit metadata and data files as the race left them (which log file holds a lost update, which
+        compaction or clean passed over it), read afterwards with the format's own tools. Above
+        ``EVIDENCE_MAX_BYTES`` (or on an object store) only the list of its files (path, bytes) is kept."""
+        root = self.lab.session.run_dir / "evidence"
+        root.mkdir(parents=True, exist_ok=True)
+        dest = Path(tempfile.mkdtemp(prefix=f"{self.fmt.config_id}-{self.control}-{self.kind}-", dir=root))
+        files = Files.of(table.location)
+        listing = files.walk()
+        (dest / "files.json").write_text(json.dumps(listing, indent=1, sort_keys=True))
+        if is_local(table.location) and sum(listing.values()) <= EVIDENCE_MAX_BYTES:
+            files.copy_tree(Files.of(dest / "table"))
+        return str(dest)
 
     def _state(self, engine: Any, table: TableRef, keys: list[int]) -> dict[str, Any]:
         """The rows of ``keys`` and the table's row and key counts, as ``engine`` reads the table now."""
@@ -169,7 +191,8 @@ def summarize_races(raced: list[tuple[RaceResult, dict[str, Any]]], writers: int
     return {**summarize(combined, writers), "batches": batches, "invariants": raced[-1][1], "violations": violations,
             "races": len(raced), "committed_rows_per_s_by_race": rates,
             "committed_rows_per_s_uncertainty": uncertainty.describe(rates),
-            "conflicts_by_race": [x["conflicts"] for x in per_race]}
+            "conflicts_by_race": [x["conflicts"] for x in per_race],
+            "evidence": [checked["evidence"] for _, checked in raced if checked.get("evidence")]}
 
 
 def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
