@@ -9,7 +9,8 @@ from bench.report.sections import writers
 from bench.results.contract import SPECS, header, record
 
 
-def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2, rates=(0.4, 0.5, 0.6)):
+def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2, rates=(0.4, 0.5, 0.6),
+          evidence=()):
     rates = list(rates)
     check = {"ok": not violations, "evidence": violations, "violations": len(violations)}
     fields = {"writers": writers_n, "overlap": overlap, "kind": kind, "control": control, "coordination": {},
@@ -23,7 +24,7 @@ def _race(config_id, control, kind, conflicts, violations, overlap="shared_files
                   **check, "increments_lost_to_the_merge_rule": 0}}}}, "history": {}},
               "violations": violations, "keys_touched": 16, "keys_deleted": 2, "writers_started": writers_n,
               "races": 3, "committed_rows_per_s_by_race": rates, "conflicts_by_race": [conflicts, 0, 0],
-              "committed_rows_per_s_uncertainty": describe(rates)}
+              "committed_rows_per_s_uncertainty": describe(rates), "evidence": list(evidence)}
     head = header("several_writers", "race", config_id, config_id.split("-")[0], config_id.split("-")[1], "tiny", 42, [])
     return SimpleNamespace(info=record("several_writers", "race", head, fields))
 
@@ -87,10 +88,13 @@ def test_claim_two_names_the_writer_counts_where_nbcc_never_failed_or_retried():
 
 def test_each_broken_invariant_is_listed_with_its_evidence(tmp_path):
     lost = "race 1: spark: each_acknowledged_batch_once: key 7: 1 increments, 2 committed batches (w0b0, w1b0); " + "x" * 700
-    run = _run(_race("hudi-mor", "default", "processes", 1, [lost]), _race("iceberg-mor", "default", "processes", 2, []))
+    kept = "results/r/evidence/hudi-mor-default-processes-x1"
+    run = _run(_race("hudi-mor", "default", "processes", 1, [lost], evidence=[kept]),
+               _race("iceberg-mor", "default", "processes", 2, []))
     broken = writers.violations(run)
     assert list(broken.configuration) == ["hudi-mor"]
     assert broken.loc[0, "evidence"].startswith("race 1: spark: each_acknowledged_batch_once: key 7") and \
         broken.loc[0, "evidence"].endswith("…") and len(broken.loc[0, "evidence"]) == writers.EVIDENCE_CHARS + 1
-    assert "key 7: 1 increments" in writers.section(run, tmp_path)
+    html = writers.section(run, tmp_path)
+    assert "key 7: 1 increments" in html and f"kept for a post-mortem (history, commit metadata, data and log files): {kept}." in html
     assert writers.violations(_run(_race("iceberg-mor", "default", "processes", 2, []))).empty

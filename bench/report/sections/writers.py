@@ -179,6 +179,11 @@ def section(run: load.Run, out) -> str:
         parts.append(note("What the invariants found, race by race (a lost update names its commits' timing where the "
                           "format labels each writer's commit in its own metadata: Hudi, Delta):"))
         parts.append(table(broken))
+        kept = [path for r in run.records("several_writers") for path in r.info.get("evidence") or []]
+        if kept:
+            parts.append(note(f"The tables those races left are kept for a post-mortem (history, commit metadata, "
+                              f"data and log files): {', '.join(kept)}. Each Hudi writer application's writer.log, in "
+                              f"the run's writers/ folder, has Hudi's conflict decisions for its commits."))
     curve = per_race(run)
     if curve.writers.nunique() > 1:
         parts.append(img(charts.series(curve, "writers", "rows_per_s", "Committed rows per second against writers "
