@@ -80,15 +80,18 @@ class ServiceLoop:
 
     def _loop(self) -> None:
         while not self._done.is_set():
-            start = time.perf_counter()
+            # wall-clock times, as the writers' batches have: a violation's evidence sets the two side by side
+            start, started_at = time.perf_counter(), time.time()
             try:
                 ran = self.fmt.table_service(self.spark, self.table)
-                self.runs.append({"service": ran, "committed": True, "seconds": time.perf_counter() - start})
+                self.runs.append({"service": ran, "committed": True, "seconds": time.perf_counter() - start,
+                                  "started_at": started_at, "ended_at": time.time()})
             except NotSupported as why:
                 self.runs.append({"service": None, "committed": False, "not_applicable": str(why)})
                 return
             except Exception as err:  # noqa: BLE001 - a service that loses the race is recorded, not fatal
-                self.runs.append({"committed": False, "seconds": time.perf_counter() - start, **failure(err)})
+                self.runs.append({"committed": False, "seconds": time.perf_counter() - start, "started_at": started_at,
+                                  "ended_at": time.time(), **failure(err)})
             self._done.wait(self.pause_s)
 
     def __enter__(self) -> ServiceLoop:
