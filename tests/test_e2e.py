@@ -271,18 +271,36 @@ def test_environment_is_recorded(tiny_run):
 
 
 def test_one_jvm_per_family(tmp_path):
-    """Stopping a family's application really stops its JVM, so the next family starts clean."""
+    """Stopping a family's application really stops its JVM, so the next family starts clean; a JVM that died (out
+    of memory, killed) is started again for its family, and another family starts after it, instead of every later
+    test failing on the dead one."""
     from bench.run.spark import SparkApps, SparkOptions
+
+    def pid(session) -> int:
+        return session.sparkContext._jvm.ProcessHandle.current().pid()
+
+    def kill(session) -> None:
+        proc = session.sparkContext._gateway.proc
+        proc.kill()
+        proc.wait(timeout=60)
 
     apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
     try:
         first = apps.get("iceberg", {})
-        pid1 = first.sparkContext._jvm.ProcessHandle.current().pid()
+        pid1 = pid(first)
         gateway_proc = first.sparkContext._gateway.proc
         apps.stop()
         assert gateway_proc.poll() is not None  # the JVM process has exited
         second = apps.get("delta", {"spark.app.name": "second"})
-        assert second.sparkContext._jvm.ProcessHandle.current().pid() != pid1
+        pid2 = pid(second)
+        assert pid2 != pid1 and apps.running("delta")
+        kill(second)
+        assert not apps.running("delta")
+        third = apps.get("delta", {"spark.app.name": "second"})  # the same family again, on a new JVM
+        assert pid(third) != pid2 and third.range(3).count() == 3
+        kill(third)
+        fourth = apps.get("iceberg", {})  # another family after a dead one
+        assert fourth.range(2).count() == 2 and apps.running("iceberg")
     finally:
         apps.stop()
 

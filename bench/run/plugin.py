@@ -305,8 +305,9 @@ def lab(config_id: str, cowmor: BenchSession, progress, request: pytest.FixtureR
     except MissingArtifact as err:
         pytest.skip(str(err))
     try:
-        if cowmor.apps.family != family:
-            progress(f"starting Spark application for {family} ({cowmor.spark_options.master})")
+        if not cowmor.apps.running(family):
+            again = " again: its JVM stopped (the failure before says why)" if cowmor.apps.family == family else ""
+            progress(f"starting Spark application for {family} ({cowmor.spark_options.master}){again}")
         spark = cowmor.spark(family)
     except JavaNotFound as err:
         pytest.exit(str(err), returncode=3)

@@ -174,7 +174,7 @@ class BenchSession:
         resolution = self.resolution(family)
         conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
         conf = merge_conf(conf | resolution.spark_conf(), self._shared_catalog_driver(family))
-        starting = self.apps.family != family
+        starting = not self.apps.running(family)
         if starting:
             self.writer_pool.stop()  # the writers carry the stopping family's settings
         with LEDGER.spend(JVM) if starting else contextlib.nullcontext():

@@ -95,8 +95,19 @@ class SparkApps:
     session: SparkSession | None = None
     conf: dict[str, str] = field(default_factory=dict)
 
+    def running(self, family: str) -> bool:
+        """The family's application is up: started, and its JVM alive (one that ran out of memory or was killed is
+        stopped by ``get`` and started again, so one test's crash does not take the rest of the run with it)."""
+        if self.family != family or self.session is None:
+            return False
+        try:
+            return not self.session.sparkContext._jsc.sc().isStopped()
+        except Exception:  # noqa: BLE001 - any error reaching the JVM means it is gone
+            return False
+
     def get(self, family: str, family_conf: dict[str, str]) -> SparkSession:
-        if self.family == family and self.session is not None:
+        if self.running(family):
+            assert self.session is not None
             return self.session
         self.stop()
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1") if self.options.master.startswith("local") else None
@@ -135,8 +146,14 @@ class SparkApps:
                     proc.wait(timeout=60)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+        # pyspark's process-wide handles: a context that died without stop() finishing stays "active", and the next
+        # getOrCreate would hand it out again (no JVM behind it)
         SparkContext._gateway = None
         SparkContext._jvm = None
+        SparkContext._active_spark_context = None
+        from pyspark.sql import SparkSession
+        SparkSession._instantiatedSession = None
+        SparkSession._activeSession = None
         self.session, self.family = None, None
 
     def versions(self) -> dict[str, str]:
