@@ -52,7 +52,8 @@ def ensure_free(location: str | Path, needed: int, purpose: str) -> None:
     existing = Path(str(location).removeprefix("file://")).absolute()
     while not existing.exists():
         existing = existing.parent
-    free = os.statvfs(existing).f_bavail * os.statvfs(existing).f_frsize
+    disk = os.statvfs(existing)
+    free = disk.f_bavail * disk.f_frsize
     if free < needed + DISK_HEADROOM:
         raise NotEnoughDisk(f"{purpose} needs about {needed / GB:.1f} GB (plus {DISK_HEADROOM / GB:.0f} GB headroom) in "
                             f"{existing}, where {free / GB:.1f} GB is free: free some space or choose another --warehouse")

@@ -95,11 +95,13 @@ class TableStates:
                 ensure_free(self.workspace.warehouse, int(2 * ratio * source_bytes),
                             f"{fmt.config_id}: table {name} and its saved copy")
                 table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
-                self._table_ratio[fmt.config_id] = local_bytes(table.location) / max(1, source_bytes)
+            size = local_bytes(table.location)
+            if not prepare:
+                self._table_ratio[fmt.config_id] = size / max(1, source_bytes)
             snapshot = self._snapshot(fmt, name, state[2])
             if snapshot.exists():
                 self.workspace.remove(snapshot.uri)
-            ensure_free(self.workspace.bases_dir, local_bytes(table.location), f"{fmt.config_id}: the saved copy of {name}")
+            ensure_free(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}")
             Files.of(table.location).copy_tree(snapshot)
         self._bases[state] = (table, source)
         return table
