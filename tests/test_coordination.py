@@ -61,9 +61,16 @@ def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line():
         coordination.user_zookeeper("zk")
 
 
-def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven(tmp_path, monkeypatch):
+def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven_or_is_named_as_missing(tmp_path, monkeypatch):
     monkeypatch.delenv("COWMOR_JARS_DIR", raising=False)
     monkeypatch.setattr(coordination, "JDBC_DRIVER_FILES", ())
+    monkeypatch.setattr(coordination, "maven_reachable", lambda: (True, "reachable"))
     assert coordination.jdbc_driver(tmp_path) == {"maven": coordination.JDBC_MAVEN}
+    monkeypatch.setattr(coordination, "maven_reachable", lambda: (False, "COWMOR_OFFLINE=1"))
+    with pytest.raises(MissingArtifact, match=r"PostgreSQL JDBC driver: not in .*postgresql-\*\.jar.*libpostgresql-jdbc-java"):
+        coordination.jdbc_driver(tmp_path)
+    with pytest.raises(MissingArtifact, match="JDBC driver"):  # before a server starts: nothing is left to stop
+        coordination.start_postgres(tmp_path / "logs", tmp_path)
+    assert not (tmp_path / "logs").exists()
     (tmp_path / "postgresql-42.5.5.jar").write_bytes(b"PK")
     assert list(coordination.jdbc_driver(tmp_path)) == [str((tmp_path / "postgresql-42.5.5.jar").resolve())]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import BadOption, MissingArtifact
-from bench.run.artifacts import sha256
+from bench.run.artifacts import maven_reachable, sha256
 from bench.run.daemons import become, free_port, poll, spawn, stop, wait_for_port
 from bench.run.spark import LOG4J2
 
@@ -40,13 +40,24 @@ SERVER_ACCOUNT = "postgres"  # Debian's account for the server, used when the ru
 
 
 def jdbc_driver(jars_dir: Path | None = None) -> dict[str, str]:
-    """The PostgreSQL JDBC driver jar: ``jars_dir`` (or $COWMOR_JARS_DIR), Debian's package, else the Maven coordinate."""
+    """The PostgreSQL JDBC driver jar: ``jars_dir`` (or $COWMOR_JARS_DIR), Debian's package, else the Maven coordinate.
+
+    Raises:
+        MissingArtifact: no driver on disk and Maven unreachable (a catalog without its driver fails only later, as
+            "No suitable driver" deep in a Java trace).
+    """
     folders = [jars_dir] if jars_dir else []
     folders += [Path(os.environ["COWMOR_JARS_DIR"])] if os.environ.get("COWMOR_JARS_DIR") else []
     candidates = [str(p) for f in folders for p in sorted(Path(f).glob("postgresql-*.jar"))] + list(JDBC_DRIVER_FILES)
     for path in candidates:
         if Path(path).is_file():
             return {str(Path(path).resolve()): sha256(Path(path))}
+    reachable, why = maven_reachable()
+    if not reachable:
+        looked = ", ".join([*(f"{f}/postgresql-*.jar" for f in folders), *JDBC_DRIVER_FILES]) or "nowhere"
+        raise MissingArtifact(f"PostgreSQL JDBC driver: not in {looked}, and Maven {why} ({JDBC_MAVEN}); "
+                              "Debian/Ubuntu: apt-get install libpostgresql-jdbc-java, or put postgresql-<version>.jar "
+                              "in --jars-dir")
     return {"maven": JDBC_MAVEN}
 
 
@@ -101,6 +112,7 @@ class Catalog:
 
 def start_postgres(log_dir: Path, jars_dir: Path | None = None) -> Catalog:
     """A PostgreSQL server of the run's own: a fresh cluster, a free loopback port, the catalog database created."""
+    driver = jdbc_driver(jars_dir)  # before the server starts: a missing driver leaves nothing to stop
     bin_dir = postgres_bin_dir()
     user = SERVER_ACCOUNT if os.geteuid() == 0 else None
     if user is not None:
@@ -123,7 +135,7 @@ def start_postgres(log_dir: Path, jars_dir: Path | None = None) -> Catalog:
                   "-c", "fsync=off", "-c", "max_connections=200"], log_dir / "postgres.log", user=user, data_dir=data)
     version = subprocess.run([str(bin_dir / "postgres"), "--version"], capture_output=True, text=True).stdout.strip()
     catalog = Catalog(f"jdbc:postgresql://127.0.0.1:{port}/{DATABASE}", ROLE, "", f"{version} (started by the run, "
-                      "loopback)", jdbc_driver(jars_dir), proc, data)
+                      "loopback)", driver, proc, data)
     try:
         wait_for_port(port, "PostgreSQL", proc)
         _create_database(bin_dir, port)

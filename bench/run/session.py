@@ -185,8 +185,11 @@ class BenchSession:
         classpath when the JVM starts), so several writers can use the JDBC catalog; it changes nothing else."""
         if family != "iceberg" or self.coordination is None:
             return {}
-        driver = self.coordination.driver()
-        return {} if "maven" in driver else {"spark.jars": ",".join(driver)}
+        try:
+            driver = self.coordination.driver()
+        except MissingArtifact:
+            return {}  # the JDBC catalog names the missing driver when a race asks for it
+        return {"spark.jars.packages": driver["maven"]} if "maven" in driver else {"spark.jars": ",".join(driver)}
 
     # --- the record ----------------------------------------------------------------------
     def environment(self) -> dict[str, Any]:
