@@ -110,7 +110,7 @@ def only_violations_failed(record: dict) -> bool:
     return record["returncode"] == 1 and bool(failed) and all(o.get("reason", "").startswith(VIOLATED) for o in failed)
 
 
-def merge_records(records: list[dict], run_dir: Path) -> dict:
+def merge_records(records: list[dict], run_dir: Path, log_name: str = "e2e.log") -> dict:
     """One run record (and run folder) from runs of disjoint families: benchmarks, outcomes and time added up,
     the environment's per-family and per-engine parts united."""
     records = [r for r in records if "json" in r]  # a process whose families all skipped (no jars here) measured nothing
@@ -142,7 +142,7 @@ def merge_records(records: list[dict], run_dir: Path) -> dict:
                        ("time_breakdown.json", merged["cowmor"]["time_breakdown"])):
         (run_dir / name).write_text(json.dumps(part, indent=2))
     stdout = "\n".join(r["stdout"] for r in records)
-    (ARTIFACTS / "e2e.log").write_text(stdout)
+    (ARTIFACTS / log_name).write_text(stdout)
     return {"returncode": max(r["returncode"] for r in records), "stdout": stdout, "stderr": "", "run_dir": run_dir,
             "json": merged}
 
