@@ -51,7 +51,8 @@ def test_a_killed_run_leaves_no_postgres_or_zookeeper_behind(tmp_path):
     assert not any(f.exists() for f in folders), folders
 
 
-def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line():
+def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line(monkeypatch):
+    monkeypatch.setattr(coordination, "maven_reachable", lambda: (True, "reachable"))  # wherever the driver is absent
     c = coordination.Coordination(Path("/nonexistent"), catalog_uri="jdbc:postgresql://db:5432/x", zookeeper="zk:2181")
     assert c.catalog().kind == "user PostgreSQL" and c.lock().port == 2181
     assert c.record()["hudi_lock"] == {"kind": "user ZooKeeper", "connect": "zk:2181"}
