@@ -56,3 +56,14 @@ def test_stop_ends_the_whole_group(tmp_path):
     assert daemons.group_alive(proc.pid)
     daemons.stop(proc, term_grace=30)
     assert not daemons.group_alive(proc.pid)
+
+
+def test_a_run_is_checked_for_its_own_leftovers_not_another_runs(tmp_path):
+    """The S3 test asks what its lanes left running; a cluster run beside it holds daemons in the same folder."""
+    mine = daemons.spawn(["sleep", "600"], tmp_path / "log")
+    try:
+        assert daemons.alive_groups_started_by({daemons.os.getpid()}) == [mine.pid]
+        assert mine.pid not in daemons.alive_groups_started_by({daemons.os.getpid() + 1_000_000})
+    finally:
+        daemons.stop(mine)
+    assert not daemons.alive_groups_started_by({daemons.os.getpid()})

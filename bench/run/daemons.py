@@ -145,6 +145,17 @@ def stop(proc: subprocess.Popen, term_grace: float = 20.0, kill_grace: float = 1
     (PID_DIR / f"{proc.pid}.pid").unlink(missing_ok=True)
 
 
+def alive_groups_started_by(starters: set[int]) -> list[int]:
+    """The recorded daemon groups still running whose starter is one of ``starters`` (a run's own processes): what
+    that run left behind, not the daemons another run beside it holds in the same folder."""
+    groups = []
+    for pidfile in PID_DIR.glob("*.pid") if PID_DIR.is_dir() else ():
+        with contextlib.suppress(ValueError, IndexError, OSError):
+            if int(pidfile.read_text().splitlines()[0]) in starters and group_alive(int(pidfile.stem)):
+                groups.append(int(pidfile.stem))
+    return groups
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
