@@ -104,7 +104,7 @@ def test_hudi_writer_applications_log_how_each_commit_was_checked_for_conflicts(
     commit's check starts from, the conflicts it found, and a line for each commit it let through): the evidence a
     lost update is read against."""
     occ = race(tiny_run, "hudi-mor", "processes")
-    logs = sorted(tiny_run["run_dir"].parent.glob("e2e-writers-*/writers/pool-*/writer-*/writer.log"))
+    logs = sorted(tiny_run["run_dir"].parent.glob("e2e-*/writers/pool-*/writer-*/writer.log"))
     text = "\n".join(p.read_text(errors="replace") for p in logs)
     assert text.count("Successfully resolved conflicts, if any") >= occ["batches_committed"] > 0, [str(p) for p in logs]
     assert "State change starting for" in text

@@ -108,3 +108,28 @@ def test_a_base_table_that_would_fill_the_disk_is_refused_before_it_is_built(tmp
     with pytest.raises(NotEnoughDisk, match="hudi-mor: table payments and its saved copy needs about"):
         tables.base_table(None, fmt, "payments", data)
     assert built == []
+
+
+@pytest.mark.parametrize("each_config, expected", [(True, 4), (False, 2)])
+def test_the_warm_up_runs_once_per_configuration_and_route_or_once_per_family_and_route(tmp_path, monkeypatch,
+                                                                                       each_config, expected):
+    """The tiny CI run takes each route's warm-up path once per family (``warm_up_each_config=0``); a measured run
+    warms every configuration's own paths."""
+    from types import SimpleNamespace
+
+    from bench.run import tables as tables_module
+
+    warmed = []
+    monkeypatch.setattr(tables_module, "generate_payments", lambda *a, **k: SimpleNamespace(hotfix_keys=lambda n: [1, 2, 3]))
+    monkeypatch.setattr(tables_module, "update_keys", lambda *a: "keys")
+    tables = tables_module.TableStates(Workspace(tmp_path / "ws"), seed=1, warm_up_each_config=each_config)
+    monkeypatch.setattr(tables, "fresh_table", lambda spark, fmt, name, data: name)
+    spark = SimpleNamespace(sql=lambda q: SimpleNamespace(collect=lambda: []))
+    for config_id in ("hudi-cow", "hudi-mor"):
+        for route in ("join", "index"):
+            for _ in range(2):
+                fmt = SimpleNamespace(config_id=config_id, family="hudi", route=route, table_name=lambda n: n,
+                                      relation=lambda spark, t: t,
+                                      update_keys=lambda spark, t, keys, values, c=config_id, r=route: warmed.append((c, r)))
+                tables.warm_up(spark, fmt)
+    assert len(warmed) == expected and len(set(warmed)) == expected

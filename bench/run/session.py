@@ -84,7 +84,7 @@ class BenchSession:
         self.apps = SparkApps(self.spark_options)
         self.writer_pool = WriterPool(self.results_dir / self.run_id / "writers")
         self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
-        self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up))
+        self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up), bool(self.scale.warm_up_each_config))
         self.readers = ReadEngines(self.engine_names)
 
     @classmethod
