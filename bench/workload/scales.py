@@ -90,7 +90,7 @@ PRESETS: dict[str, Scale] = {
     # CI: seconds per configuration
     "tiny": Scale("tiny", days=12, files_per_day=3, rows_per_file=800, hotfix_rows=12, rounds=2, read_repeats=1,
                   orders_days=4, orders_files_per_day=3, orders_rows_per_file=500,
-                  peak_batches=3, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
+                  peak_batches=2, peak_updates_per_batch=15, peak_inserts_per_batch=15, peak_reads_per_batch=1,
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
                   sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
                   writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1, writer_races=1,
