@@ -175,8 +175,9 @@ class TinyRun:
         # Hudi's process also takes the warm-up (off at tiny): its routes build tables of their own, and the warm-up
         # takes each route's own path (the record index's MERGE wants the keys with their ordering values); once per
         # route, not per configuration (the path is the route's: 134 s of the lane's 965 s for all six)
+        warm = ("--param", "warm_up=1", "--param", "warm_up_each_config=0") if "hudi" in families else ()
         return [self._run(str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families, "-k", lane_selection(writers),
-                          *(("--param", "warm_up=1", "--param", "warm_up_each_config=0") if "hudi" in families else ()), run_id=f"e2e-{number}")]
+                          *warm, run_id=f"e2e-{number}")]
 
     def result(self) -> dict:
         records = [r for lane in self.lanes for r in lane.result()]
