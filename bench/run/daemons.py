@@ -145,15 +145,22 @@ def stop(proc: subprocess.Popen, term_grace: float = 20.0, kill_grace: float = 1
     (PID_DIR / f"{proc.pid}.pid").unlink(missing_ok=True)
 
 
+def _recorded() -> list[tuple[Path, tuple[int, int, str] | None]]:
+    """Each pid file with its daemon's group, its starter's pid and its data folder (None where unreadable)."""
+    found: list[tuple[Path, tuple[int, int, str] | None]] = []
+    for pidfile in PID_DIR.glob("*.pid") if PID_DIR.is_dir() else ():
+        try:
+            lines = pidfile.read_text().splitlines()
+            found.append((pidfile, (int(pidfile.stem), int(lines[0]), lines[1].strip() if len(lines) > 1 else "")))
+        except (ValueError, IndexError, OSError):
+            found.append((pidfile, None))
+    return found
+
+
 def alive_groups_started_by(starters: set[int]) -> list[int]:
     """The recorded daemon groups still running whose starter is one of ``starters`` (a run's own processes): what
     that run left behind, not the daemons another run beside it holds in the same folder."""
-    groups = []
-    for pidfile in PID_DIR.glob("*.pid") if PID_DIR.is_dir() else ():
-        with contextlib.suppress(ValueError, IndexError, OSError):
-            if int(pidfile.read_text().splitlines()[0]) in starters and group_alive(int(pidfile.stem)):
-                groups.append(int(pidfile.stem))
-    return groups
+    return [record[0] for _, record in _recorded() if record and record[1] in starters and group_alive(record[0])]
 
 
 def _alive(pid: int) -> bool:
@@ -170,13 +177,11 @@ def sweep() -> list[int]:
     """Kill the groups of daemons whose starter is gone (a killed test process, a CI time limit) and remove their
     data folders; return the groups killed."""
     swept = []
-    for pidfile in PID_DIR.glob("*.pid") if PID_DIR.is_dir() else ():
-        try:
-            lines = pidfile.read_text().splitlines()
-            pgid, starter = int(pidfile.stem), int(lines[0])
-        except (ValueError, IndexError, OSError):
+    for pidfile, record in _recorded():
+        if record is None:
             pidfile.unlink(missing_ok=True)
             continue
+        pgid, starter, data_dir = record
         if starter == os.getpid() or _alive(starter):
             continue  # this run's daemon, or another live run's
         if group_alive(pgid):
@@ -184,7 +189,6 @@ def sweep() -> list[int]:
                 os.killpg(pgid, signal.SIGKILL)
             _gone_within(pgid, 10.0)  # a server still writing into its folder would recreate what is removed
             swept.append(pgid)
-        data_dir = lines[1].strip() if len(lines) > 1 else ""
         if data_dir and Path(data_dir).name.startswith("cowmor-"):  # only a folder the harness made
             shutil.rmtree(data_dir, ignore_errors=True)
         pidfile.unlink(missing_ok=True)
