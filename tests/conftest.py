@@ -114,9 +114,10 @@ def only_violations_failed(record: dict) -> bool:
     return record["returncode"] == 1 and bool(failed) and all(o.get("reason", "").startswith(VIOLATED) for o in failed)
 
 
-def merge_records(records: list[dict], run_dir: Path, log_name: str = "e2e.log") -> dict:
+def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict:
     """One run record (and run folder) from runs of disjoint families: benchmarks, outcomes and time added up,
-    the environment's per-family and per-engine parts united."""
+    the environment's per-family and per-engine parts united; its log and record also kept as CI's artifacts
+    (``name``.log, ``name``.json: CI's cluster test compares with the tiny run's local hotfix)."""
     records = [r for r in records if "json" in r]  # a process whose families all skipped (no jars here) measured nothing
     datas = [r["json"] for r in records]
     merged = json.loads(json.dumps(datas[0]))
@@ -141,12 +142,15 @@ def merge_records(records: list[dict], run_dir: Path, log_name: str = "e2e.log")
         time["measured_share"] = sum(v for k, v in time["seconds"].items() if k.startswith(("measured", "second"))) / time["wall_s"]
     env["configs"] = {k: env["configs"][k] for k in CONFIGS if k in env["configs"]}
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "benchmark.json").write_text(json.dumps(merged))
-    for name, part in (("environment.json", env), ("outcomes.json", merged["cowmor"]["outcomes"]),
+    record = json.dumps(merged)
+    (run_dir / "benchmark.json").write_text(record)
+    for file, part in (("environment.json", env), ("outcomes.json", merged["cowmor"]["outcomes"]),
                        ("time_breakdown.json", merged["cowmor"]["time_breakdown"])):
-        (run_dir / name).write_text(json.dumps(part, indent=2))
+        (run_dir / file).write_text(json.dumps(part, indent=2))
     stdout = "\n".join(r["stdout"] for r in records)
-    (ARTIFACTS / log_name).write_text(stdout)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / f"{name}.log").write_text(stdout)
+    (ARTIFACTS / f"{name}.json").write_text(record)
     return {"returncode": max(r["returncode"] for r in records), "stdout": stdout, "stderr": "", "run_dir": run_dir,
             "json": merged}
 
@@ -170,25 +174,22 @@ class TinyRun:
         self.running.append(finish.proc)
         return finish()
 
-    def lane(self, number: int) -> list[dict]:
+    def lane(self, number: int) -> dict:
         families, writers = TINY_LANES[number]
         # Hudi's process also takes the warm-up (off at tiny): its routes build tables of their own, and the warm-up
         # takes each route's own path (the record index's MERGE wants the keys with their ordering values); once per
         # route, not per configuration (the path is the route's: 134 s of the lane's 965 s for all six)
         warm = ("--param", "warm_up=1", "--param", "warm_up_each_config=0") if "hudi" in families else ()
-        return [self._run(str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families, "-k", lane_selection(writers),
-                          *warm, run_id=f"e2e-{number}")]
+        return self._run(str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families, "-k", lane_selection(writers),
+                         *warm, run_id=f"e2e-{number}")
 
     def result(self) -> dict:
-        records = [r for lane in self.lanes for r in lane.result()]
+        records = [lane.result() for lane in self.lanes]
         for record in records:
             if only_violations_failed(record):
                 continue  # a race that broke an invariant is a recorded finding (tests/test_e2e_writers.py reads it)
             assert record["returncode"] == 0, record["stdout"][-6000:]
-        merged = merge_records(records, self.tmp / "results" / "e2e")
-        ARTIFACTS.mkdir(exist_ok=True)  # CI's cluster test compares its cluster run with this run's local hotfix
-        (ARTIFACTS / "e2e.json").write_text(json.dumps(merged["json"]))
-        return merged
+        return merge_records(records, self.tmp / "results" / "e2e")
 
     def cancel(self) -> None:
         """The session ends before the lanes: stop their runs (each saves what it measured on SIGTERM)."""

@@ -6,13 +6,12 @@ Run with:  make s3-test   (pytest tests/objectstore -m objectstore; needs the S3
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
 from bench.run import daemons
-from tests.conftest import ARTIFACTS, ROOT, TINY_LANES, merge_records, start_scenarios
+from tests.conftest import ROOT, TINY_LANES, merge_records, start_scenarios
 
 pytestmark = [pytest.mark.objectstore, pytest.mark.spark]
 HOTFIX = str(ROOT / "scenarios" / "test_payments_hotfix.py")
@@ -41,9 +40,7 @@ def s3_run(tmp_path_factory):
                 finish.proc.wait(timeout=120)
     for record in records:
         assert record["returncode"] == 0, record["stdout"][-6000:]
-    record = merge_records(records, tmp / "results" / "s3-tiny", log_name="s3-tiny.log")
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "s3-tiny.json").write_text(json.dumps(record["json"]))
+    record = merge_records(records, tmp / "results" / "s3-tiny", name="s3-tiny")
     return {**record, "lanes": [r for r in records if "json" in r], "starters": {f.proc.pid for f in finishes}}
 
 
