@@ -130,8 +130,8 @@ def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict
             if info.get("status") == "available" or family not in env["formats"]:
                 env["formats"][family] = info
         env["configs"].update(other["environment"]["configs"])
-        for name, engine in other["environment"].get("engines", {}).items():
-            into = env.setdefault("engines", {}).setdefault(name, engine)
+        for engine_name, engine in other["environment"].get("engines", {}).items():
+            into = env.setdefault("engines", {}).setdefault(engine_name, engine)
             if into is not engine and "support" in engine:
                 into.setdefault("support", {}).update(engine["support"])
         time = merged["cowmor"]["time_breakdown"]
