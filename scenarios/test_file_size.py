@@ -28,6 +28,7 @@ from bench.formats.base import JOIN
 from bench.measure.rounds import Observation, timed
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
+from bench.workload.scales import PRESETS, Scale
 
 pytestmark = pytest.mark.spark
 PEAK = {"bytes": 0}  # the workspace's largest size seen at the end of a step, over the whole run
@@ -37,9 +38,17 @@ def rows_per_file(first: int, step: int) -> int:
     return first * 4 ** step
 
 
+def step_id(scale: Scale, step: int) -> str:
+    """``8400rpf``; a layout other than the preset's (``--param file_size_files=8 --param file_size_touched=1``) is
+    named too, so its points sit beside the preset's when runs are reported together instead of replacing them."""
+    preset = PRESETS.get(scale.name)
+    layout = (scale.file_size_files, scale.file_size_touched)
+    named = preset is None or layout != (preset.file_size_files, preset.file_size_touched)
+    return f"{rows_per_file(scale.file_size_first_rows, step)}rpf" + (f"-{layout[1]}of{layout[0]}" if named else "")
+
+
 # the grid, per the run's scale (the plugin parametrizes it): one point per file size
-GRID = {"size_step": lambda scale: [(s, f"{rows_per_file(scale.file_size_first_rows, s)}rpf")
-                                    for s in range(scale.file_size_steps)]}
+GRID = {"size_step": lambda scale: [(s, step_id(scale, s)) for s in range(scale.file_size_steps)]}
 
 
 @functools.lru_cache(maxsize=16)

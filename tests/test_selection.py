@@ -15,10 +15,10 @@ from tests.conftest import ROOT
 SELECTIONS = [*CONFIGS, *FAMILIES]
 
 
-def collect(tmp_path, selection: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pytest", str(ROOT / "scenarios"), "--collect-only", "-q", "-p", "no:cacheprovider",
+def collect(tmp_path, selection: str, *args: str, where: str = "scenarios") -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "pytest", str(ROOT / where), "--collect-only", "-q", "-p", "no:cacheprovider",
            "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"), "--formats", selection, "--scale", "tiny",
-           "--warehouse", str(tmp_path / "ws"), "--results-dir", str(tmp_path / "results")]
+           "--warehouse", str(tmp_path / "ws"), "--results-dir", str(tmp_path / "results"), *args]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "COWMOR_OFFLINE": "1"})
 
@@ -56,3 +56,12 @@ def test_python_workers_use_the_harness_interpreter_not_the_first_python3_on_pat
         assert os.environ["PYSPARK_PYTHON"] == sys.executable
     finally:
         apps.stop()
+
+
+def test_a_file_layout_other_than_the_presets_is_named_in_the_test_ids(tmp_path):
+    """So a run of 1 of 8 files touched is reported beside the preset's 2 of 4, not merged over it."""
+    preset = collect(tmp_path, "iceberg-cow", where="scenarios/test_file_size.py").stdout
+    other = collect(tmp_path, "iceberg-cow", "--param", "file_size_files=8", "--param", "file_size_touched=1",
+                    where="scenarios/test_file_size.py").stdout
+    assert "test_file_size[800rpf-iceberg-cow-join]" in preset and "1of8" not in preset
+    assert "test_file_size[800rpf-1of8-iceberg-cow-join]" in other

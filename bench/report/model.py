@@ -136,6 +136,7 @@ class HeldOut:
     measured: float
     measured_low: float
     measured_high: float
+    reach: float = 1.0  # how far beyond the points it was fitted on (largest driver ratio): 4x is the bar
 
     @property
     def inside(self) -> bool:
@@ -153,7 +154,8 @@ def held_out(points: list[Point], drivers: list[str], key: str, resamples: int =
     if model is None:
         return None
     predicted, low, high = model.predict_new(out.drivers)
-    return HeldOut(out.label, predicted, low, high, float(np.median(out.samples)), min(out.samples), max(out.samples))
+    return HeldOut(out.label, predicted, low, high, float(np.median(out.samples)), min(out.samples), max(out.samples),
+                   model.reach(out.drivers))
 
 
 def files_touched(files: float, rows: float) -> float:

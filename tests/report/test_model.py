@@ -56,6 +56,7 @@ def test_coefficients_stay_non_negative():
 def test_the_check_passes_a_point_on_the_line_and_flags_one_off_it():
     good = held_out(_points(2.0, 0.05, 0.04, noise=0.02), DRIVERS, "bytes_in_touched_files", resamples=200)
     assert good.label == "76.8 MB" and good.inside
+    assert good.reach == pytest.approx(4.0)  # 4x the bytes of the largest point it was fitted on
     points = _points(2.0, 0.05, 0.04, noise=0.02)
     points[4] = Point(points[4].drivers, [s * 3 for s in points[4].samples], points[4].label)  # 3x slower than the line
     bad = held_out(points, DRIVERS, "bytes_in_touched_files", resamples=200)

@@ -278,3 +278,21 @@ def test_settlements_adjustments_are_located_per_route_with_their_own_times_not_
     join, pruned = located(run)
     assert join.seconds == [2.0, 2.2] and join.files_read == 36 and join.full_scan is True and join.param == "per adjustment"
     assert pruned.files_read == 2 and pruned.files_touched == 2 and pruned.bytes_written == 8192 and pruned.full_scan is False
+
+
+@pytest.mark.spark
+def test_a_second_file_layout_sits_beside_the_first_and_the_check_says_how_far_out_it_predicts(tiny_run, tmp_path):
+    """A file-size run with 1 of 8 files touched (its own test ids) is reported with the preset's 2 of 4, not over it."""
+    from bench.report.sections.file_size import section_file_size
+
+    data = json.loads((tiny_run["run_dir"] / "benchmark.json").read_text())
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"].get("scenario") == "file_size"]
+    for b in data["benchmarks"]:  # a relabelled copy made by this test: the same steps as if 1 of 8 files were touched
+        b["fullname"] = b["fullname"].replace("rpf-", "rpf-1of8-")
+        b["extra_info"].update(files_total=8, files_touched=1)
+    data["cowmor"]["environment"]["run_id"] = "layout"
+    (tmp_path / "layout.json").write_text(json.dumps(data))
+    run = load.merge([load.load_run(tiny_run["run_dir"]), load.load_run(tmp_path / "layout.json")])
+    page = section_file_size(run, tmp_path)
+    assert "2 of 4 files" in page and "1 of 8 files" in page and "Also measured with 1 of 8 files touched" in page
+    assert re.search(r"\(\d+\.\dx beyond the rest\)", page)

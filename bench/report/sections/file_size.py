@@ -28,7 +28,8 @@ def steps_table(run: load.Run) -> pd.DataFrame:
     rows = []
     for r in run.records("file_size"):
         figure = r.get("uncertainty") or uncertainty.describe(r.seconds)
-        rows.append({"file MB": r["file_bytes_mean"] / MB, "configuration": r.config_id,
+        rows.append({"file MB": float(f"{r['file_bytes_mean'] / MB:.3g}"),  # one column per step across layouts
+                     "configuration": r.config_id, "layout": layout_of(r),
                      "update s [95% CI]": _interval(figure["median"], *(figure["ci95"] or ())),
                      "median_s": figure["median"], "written": human_bytes(r["filesystem"]["bytes_added"]),
                      "compaction s": f"{r['compaction']['seconds']:.2f}" if r.get("compaction") else "–",
@@ -36,13 +37,19 @@ def steps_table(run: load.Run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def layout_of(r: load.Record) -> str:
+    """Which files a step's update touches: ``2 of 4 files`` (runs with another layout are reported beside it)."""
+    return f"{r['files_touched']} of {r['files_total']} files"
+
+
 def ratios(run: load.Run, steps: pd.DataFrame) -> pd.DataFrame:
-    """Copy-on-write ÷ merge-on-read update time per family pair at each step."""
+    """Copy-on-write ÷ merge-on-read update time per family pair at each step (and layout)."""
     rows = []
-    for size, group in steps.groupby("file MB"):
+    for (layout, size), group in steps.groupby(["layout", "file MB"]):
         medians = dict(zip(group.configuration, group.median_s))
         for cow, mor in run.matrix.cow_mor_pairs(medians):
-            rows.append({"file MB": f"{size:.3g}", "pair": f"{cow} ÷ {mor}", "time ratio": f"{medians[cow] / medians[mor]:.2f}x"})
+            rows.append({"file MB": f"{size:.3g}", "pair": f"{cow} ÷ {mor}", "layout": layout,
+                         "time ratio": f"{medians[cow] / medians[mor]:.2f}x"})
     return pd.DataFrame(rows)
 
 
@@ -54,7 +61,7 @@ def _checks(fitted: dict[str, ConfigModel]) -> pd.DataFrame:
             if model is None:
                 continue
             rows.append({"configuration": m.config_id, "route": m.route, "quantity": quantity, "model (all points)": model.describe(UNITS),
-                         "held-out point": check.label if check else "–",
+                         "held-out point": f"{check.label} ({check.reach:.1f}x beyond the rest)" if check else "–",
                          "predicted without it [95%]": _interval(check.predicted, check.low, check.high) if check else "too few points",
                          "measured [min, max]": _interval(check.measured, check.measured_low, check.measured_high) if check else "–",
                          "check": ("ok" if check.inside else "MISSED: the interval does not meet the measurement") if check else "–"})
@@ -125,22 +132,27 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                     "how copy-on-write's cost follows the size of its files.")
     by_route = {route: models(run, route) for route in routes_of(run)}
     fitted = by_route.get("join") or next(iter(by_route.values()), {})
-    chart = charts.series(steps.rename(columns={"file MB": "file_mb", "configuration": "config_id"}), "file_mb", "median_s",
-                          "Update time vs file size (same rows, same files touched)", "MB per file (log)", "seconds", logx=True)
+    layouts = list(dict.fromkeys(steps["layout"]))  # the first recorded layout is the chart's
+    index = ["configuration", "layout"] if len(layouts) > 1 else "configuration"
+    chart = charts.series(steps[steps["layout"] == layouts[0]].rename(columns={"file MB": "file_mb", "configuration": "config_id"}),
+                          "file_mb", "median_s", f"Update time vs file size (same rows; {layouts[0]} touched)",
+                          "MB per file (log)", "seconds", logx=True)
     first = run.records("file_size")[0]
+    others = f" Also measured with {', '.join(layouts[1:])} touched (the tables' second column)." if len(layouts) > 1 else ""
     parts = ["<h3>How the cost grows: file size</h3>",
              note(f"The same update — {first['rows_targeted']} rows, one in each of {first['files_touched']} of "
                   f"{first['files_total']} files — on files that grow 4x per step. Copy-on-write rewrites every file a "
                   "changed row sits in; merge-on-read and deletion vectors write in proportion to the rows. The formats' "
-                  "target file size is set to at least twice the step's file size, so no file is split."),
+                  f"target file size is set to at least twice the step's file size, so no file is split.{others}"),
              img(chart, "update time vs file size", out, "file_size")]
     for column in ("update s [95% CI]", "written", "compaction s", "read after s"):
-        wide = steps.pivot_table(index="configuration", columns="file MB", values=column, aggfunc="first")
+        wide = steps.pivot_table(index=index, columns="file MB", values=column, aggfunc="first")
         wide.columns = [f"{c:.3g} MB" for c in wide.columns]
         parts += [f"<h4>{html.escape(column)} per MB per file</h4>", table(wide.reset_index())]
     ratio = ratios(run, steps)
     if not ratio.empty:
-        wide = ratio.pivot_table(index="pair", columns="file MB", values="time ratio", aggfunc="first")
+        wide = ratio.pivot_table(index=["pair", "layout"] if len(layouts) > 1 else "pair", columns="file MB",
+                                 values="time ratio", aggfunc="first")
         wide = wide[sorted(wide.columns, key=float)].reset_index()
         parts += ["<h4>copy-on-write ÷ merge-on-read update time</h4>", table(wide)]
     checks = pd.concat([_checks(f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
@@ -155,7 +167,8 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                        "bytes its search goes through (the whole table for a join, the touched files for literal keys or an "
                        "index); the reads after it and compaction come from the baseline route (join). At the file-size steps "
                        "the table holds twice the bytes of the touched files, so only the hotfix's points (a third of the "
-                       "files touched) separate the table's bytes from the touched files'.")]
+                       "files touched) or a second layout (`--param file_size_files=8 --param file_size_touched=1`) "
+                       "separate the table's bytes from the touched files'.")]
     seed = pd.concat([seeds(run, f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
     blind = sorted({d for m in fitted.values() for d in m.unidentified if d != "locate_bytes"})
     if blind:
