@@ -52,7 +52,7 @@ def test_a_killed_run_leaves_no_postgres_or_zookeeper_behind(tmp_path):
 
 
 def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line(monkeypatch):
-    monkeypatch.setattr(coordination, "maven_reachable", lambda: (True, "reachable"))  # wherever the driver is absent
+    monkeypatch.setattr(coordination, "maven_reachable", lambda repository=None: (True, "reachable"))  # wherever the driver is absent
     c = coordination.Coordination(Path("/nonexistent"), catalog_uri="jdbc:postgresql://db:5432/x", zookeeper="zk:2181")
     assert c.catalog().kind == "user PostgreSQL" and c.lock().port == 2181
     assert c.record()["hudi_lock"] == {"kind": "user ZooKeeper", "connect": "zk:2181"}
@@ -65,9 +65,9 @@ def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line(monkeypat
 def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven_or_is_named_as_missing(tmp_path, monkeypatch):
     monkeypatch.delenv("COWMOR_JARS_DIR", raising=False)
     monkeypatch.setattr(coordination, "JDBC_DRIVER_FILES", ())
-    monkeypatch.setattr(coordination, "maven_reachable", lambda: (True, "reachable"))
+    monkeypatch.setattr(coordination, "maven_reachable", lambda repository=None: (True, "reachable"))
     assert coordination.jdbc_driver(tmp_path) == {"maven": coordination.JDBC_MAVEN}
-    monkeypatch.setattr(coordination, "maven_reachable", lambda: (False, "COWMOR_OFFLINE=1"))
+    monkeypatch.setattr(coordination, "maven_reachable", lambda repository=None: (False, "COWMOR_OFFLINE=1"))
     with pytest.raises(MissingArtifact, match=r"PostgreSQL JDBC driver: not in .*postgresql-\*\.jar.*libpostgresql-jdbc-java"):
         coordination.jdbc_driver(tmp_path)
     with pytest.raises(MissingArtifact, match="JDBC driver"):  # before a server starts: nothing is left to stop
@@ -75,3 +75,14 @@ def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven_or_is_named_as
     assert not (tmp_path / "logs").exists()
     (tmp_path / "postgresql-42.5.5.jar").write_bytes(b"PK")
     assert list(coordination.jdbc_driver(tmp_path)) == [str((tmp_path / "postgresql-42.5.5.jar").resolve())]
+
+
+def test_the_jdbc_driver_is_asked_of_the_runs_maven_mirror_not_maven_central(tmp_path, monkeypatch):
+    """``--maven-repo``: a user behind a mirror gets the driver from it, and the check asks the mirror."""
+    monkeypatch.delenv("COWMOR_JARS_DIR", raising=False)
+    monkeypatch.setattr(coordination, "JDBC_DRIVER_FILES", ())
+    asked = []
+    monkeypatch.setattr(coordination, "maven_reachable", lambda repository: asked.append(repository) or (True, "reachable"))
+    mirror = "https://mirror.example/maven2"
+    c = coordination.Coordination(tmp_path, tmp_path, maven_repo=mirror)
+    assert c.driver() == {"maven": coordination.JDBC_MAVEN, "repository": mirror} and asked == [mirror]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import BadOption, MissingArtifact
-from bench.run.artifacts import maven_reachable, sha256
+from bench.run.artifacts import MAVEN_CENTRAL, maven_reachable, sha256
 from bench.run.daemons import become, free_port, poll, spawn, stop, wait_for_port
 from bench.run.spark import LOG4J2
 
@@ -39,8 +39,9 @@ DATABASE, ROLE = "cowmor_catalog", "cowmor"
 SERVER_ACCOUNT = "postgres"  # Debian's account for the server, used when the run is root
 
 
-def jdbc_driver(jars_dir: Path | None = None) -> dict[str, str]:
-    """The PostgreSQL JDBC driver jar: ``jars_dir`` (or $COWMOR_JARS_DIR), Debian's package, else the Maven coordinate.
+def jdbc_driver(jars_dir: Path | None = None, maven_repository: str = MAVEN_CENTRAL) -> dict[str, str]:
+    """The PostgreSQL JDBC driver jar: ``jars_dir`` (or $COWMOR_JARS_DIR), Debian's package, else the Maven coordinate
+    from ``maven_repository`` (``--maven-repo``: a mirror is asked, not Maven Central).
 
     Raises:
         MissingArtifact: no driver on disk and Maven unreachable (a catalog without its driver fails only later, as
@@ -52,13 +53,13 @@ def jdbc_driver(jars_dir: Path | None = None) -> dict[str, str]:
     for path in candidates:
         if Path(path).is_file():
             return {str(Path(path).resolve()): sha256(Path(path))}
-    reachable, why = maven_reachable()
+    reachable, why = maven_reachable(maven_repository)
     if not reachable:
         looked = ", ".join([*(f"{f}/postgresql-*.jar" for f in folders), *JDBC_DRIVER_FILES]) or "nowhere"
         raise MissingArtifact(f"PostgreSQL JDBC driver: not in {looked}, and Maven {why} ({JDBC_MAVEN}); "
                               "Debian/Ubuntu: apt-get install libpostgresql-jdbc-java, or put postgresql-<version>.jar "
                               "in --jars-dir")
-    return {"maven": JDBC_MAVEN}
+    return {"maven": JDBC_MAVEN} | ({} if maven_repository == MAVEN_CENTRAL else {"repository": maven_repository})
 
 
 def postgres_bin_dir() -> Path:
@@ -110,9 +111,9 @@ class Catalog:
         self._proc = _stop_server(self._proc, self._data_dir)
 
 
-def start_postgres(log_dir: Path, jars_dir: Path | None = None) -> Catalog:
+def start_postgres(log_dir: Path, jars_dir: Path | None = None, maven_repository: str = MAVEN_CENTRAL) -> Catalog:
     """A PostgreSQL server of the run's own: a fresh cluster, a free loopback port, the catalog database created."""
-    driver = jdbc_driver(jars_dir)  # before the server starts: a missing driver leaves nothing to stop
+    driver = jdbc_driver(jars_dir, maven_repository)  # before the server starts: a missing driver leaves nothing to stop
     bin_dir = postgres_bin_dir()
     user = SERVER_ACCOUNT if os.geteuid() == 0 else None
     if user is not None:
@@ -159,12 +160,12 @@ def _create_database(bin_dir: Path, port: int, timeout: float = 60.0) -> None:
         raise BadOption(f"PostgreSQL on port {port} did not create the catalog database: {last[0][:200]}")
 
 
-def user_catalog(uri: str, jars_dir: Path | None = None) -> Catalog:
+def user_catalog(uri: str, jars_dir: Path | None = None, maven_repository: str = MAVEN_CENTRAL) -> Catalog:
     """The user's own PostgreSQL (``--catalog-uri``); the role and password from PGUSER / PGPASSWORD."""
     if not uri.startswith("jdbc:postgresql://"):
         raise BadOption(f"--catalog-uri {uri}: give a jdbc:postgresql://host:port/database URL")
     return Catalog(uri, os.environ.get("PGUSER", ROLE), os.environ.get("PGPASSWORD", ""), "user PostgreSQL",
-                   jdbc_driver(jars_dir))
+                   jdbc_driver(jars_dir, maven_repository))
 
 
 @dataclass
@@ -239,6 +240,7 @@ class Coordination:
     jars_dir: Path | None = None
     catalog_uri: str | None = None
     zookeeper: str | None = None
+    maven_repo: str = MAVEN_CENTRAL
     _catalog: Catalog | MissingArtifact | None = None
     _lock: LockServer | MissingArtifact | None = None
 
@@ -250,8 +252,8 @@ class Coordination:
         """
         if self._catalog is None:
             try:
-                self._catalog = user_catalog(self.catalog_uri, self.jars_dir) if self.catalog_uri \
-                    else start_postgres(self.log_dir, self.jars_dir)
+                self._catalog = user_catalog(self.catalog_uri, self.jars_dir, self.maven_repo) if self.catalog_uri \
+                    else start_postgres(self.log_dir, self.jars_dir, self.maven_repo)
             except MissingArtifact as err:
                 self._catalog = err
         if isinstance(self._catalog, MissingArtifact):
@@ -275,7 +277,7 @@ class Coordination:
 
     def driver(self) -> dict[str, str]:
         """The JDBC driver for the Iceberg application's classpath (whether or not a catalog was started yet)."""
-        return jdbc_driver(self.jars_dir)
+        return jdbc_driver(self.jars_dir, self.maven_repo)
 
     def record(self) -> dict[str, object]:
         out: dict[str, object] = {}

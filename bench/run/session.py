@@ -80,7 +80,8 @@ class BenchSession:
     writer_pool: WriterPool = field(init=False)  # several writers' applications, kept from race to race
 
     def __post_init__(self) -> None:
-        self.coordination = self.coordination or Coordination(self.results_dir / ".servers", self.jars_dir)
+        self.coordination = self.coordination or Coordination(self.results_dir / ".servers", self.jars_dir,
+                                                              maven_repo=self.maven_repo)
         self.apps = SparkApps(self.spark_options)
         self.writer_pool = WriterPool(self.results_dir / self.run_id / "writers")
         self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
@@ -132,7 +133,8 @@ class BenchSession:
                    engine_names=select_engines(ns.engines), routes=str(getattr(ns, "routes", "join")).split(","),
                    rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci),
                    coordination=Coordination(Path(ns.results_dir) / ".servers", ns.jars_dir,
-                                             getattr(ns, "catalog_uri", None), getattr(ns, "zookeeper", None)))
+                                             getattr(ns, "catalog_uri", None), getattr(ns, "zookeeper", None),
+                                             ns.maven_repo))
 
     # --- where things go -----------------------------------------------------------------
     @property
@@ -189,7 +191,10 @@ class BenchSession:
             driver = self.coordination.driver()
         except MissingArtifact:
             return {}  # the JDBC catalog names the missing driver when a race asks for it
-        return {"spark.jars.packages": driver["maven"]} if "maven" in driver else {"spark.jars": ",".join(driver)}
+        if "maven" not in driver:
+            return {"spark.jars": ",".join(driver)}
+        return {"spark.jars.packages": driver["maven"]} | ({"spark.jars.repositories": driver["repository"]}
+                                                          if "repository" in driver else {})
 
     # --- the record ----------------------------------------------------------------------
     def environment(self) -> dict[str, Any]:
