@@ -50,6 +50,15 @@ def test_the_locate_record_sums_every_scan_and_keeps_the_largest():
     assert out["data_files_skipped"] == 27 and out["target_files_after_skipping"] == 36
 
 
+def test_files_larger_than_the_split_size_count_as_files_not_splits():
+    """Iceberg's "number of file splits read": 4 files of 263 MB are 12 splits of 128 MB (measured at the file-size step)."""
+    big = summarize([{"node": "s", "files_read": 12, "data_files_planned": 4}], [], 0, 1)
+    assert (big["files_read"], big["largest_scan_files"], big["scans"][0]["file_splits_read"]) == (4, 4, 12)
+    assert full_scan(big, table_data_files=4, files_touched=2) is True
+    small = summarize([{"node": "s", "files_read": 2, "data_files_planned": 4}], [], 0, 1)  # a runtime filter read 2
+    assert small["files_read"] == 2 and "file_splits_read" not in small["scans"][0]
+
+
 def test_a_scan_of_every_file_is_a_full_scan_only_where_fewer_files_hold_a_changed_row():
     record = summarize([{"node": "s", "files_read": 36}], [], 0, 1)
     assert full_scan(record, table_data_files=36, files_touched=9) is True

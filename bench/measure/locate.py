@@ -2,7 +2,8 @@
 
 Read from Spark's status store (the same numbers as the SQL tab of the UI, which need not be on) between two points:
 every query Spark ran in between is the measured operation's. Per scan node it keeps the files it read (a file
-source's "number of files read"; Iceberg's "number of file splits read", one per file below its 128 MB split size),
+source's "number of files read"; Iceberg's "number of file splits read", one per file below its 128 MB split size, at
+most the files it planned above it),
 what planning skipped (Iceberg's "number of skipped data files", Delta MERGE's target files before/after skipping);
 over the whole statement the bytes its tasks read (input metrics: columns actually read, metadata tables included).
 """
@@ -73,6 +74,7 @@ def dot_nodes(dot: str) -> list[tuple[str, dict[str, str]]]:
 
 def summarize(scans: list[dict[str, Any]], merges: list[dict[str, Any]], input_bytes: int, statements: int) -> dict[str, Any]:
     """One record of the locate step from its scan nodes (pure, for unit tests)."""
+    scans = [_files_not_splits(s) for s in scans]
     total = {"statements": statements, "scans": scans, "files_read": int(sum(s.get("files_read", 0) for s in scans)),
              "largest_scan_files": int(max((s.get("files_read", 0) for s in scans), default=0)),
              "bytes_read": int(input_bytes)}
@@ -83,6 +85,15 @@ def summarize(scans: list[dict[str, Any]], merges: list[dict[str, Any]], input_b
         for key, value in merge.items():
             total[key] = int(total.get(key, 0) + value)
     return total
+
+
+def _files_not_splits(scan: dict[str, Any]) -> dict[str, Any]:
+    """Iceberg counts file splits read: a 263 MB file is read as 3 splits of its 128 MB split size. Files read are at
+    most the files the scan planned (the splits are kept), so a full scan reads "4 of 4 files", never "12 of 4"."""
+    planned = scan.get("data_files_planned")
+    if planned is None or scan.get("files_read", 0) <= planned:
+        return scan
+    return {**scan, "files_read": planned, "file_splits_read": scan["files_read"]}
 
 
 def full_scan(locate: dict[str, Any] | None, table_data_files: int, files_touched: int) -> bool | None:
