@@ -153,7 +153,7 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
     if not ratio.empty:
         wide = ratio.pivot_table(index=["pair", "layout"] if len(layouts) > 1 else "pair", columns="file MB",
                                  values="time ratio", aggfunc="first")
-        wide = wide[sorted(wide.columns, key=float)].reset_index()
+        wide = wide[sorted(wide.columns, key=float)].rename_axis(columns=None).reset_index()
         parts += ["<h4>copy-on-write ÷ merge-on-read update time</h4>", table(wide)]
     checks = pd.concat([_checks(f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
     if not checks.empty:
