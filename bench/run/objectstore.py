@@ -18,6 +18,7 @@ import secrets
 import shutil
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ class ObjectStore:
     _data_dir: str | None = None
     _proxy: object | None = None
     server_endpoint: str = ""  # the server itself: the harness's own listings, resets and generated data
+    filer_url: str | None = None  # SeaweedFS's filer (its HTTP API): the run's own server only
 
     def __post_init__(self) -> None:
         self.server_endpoint = self.server_endpoint or self.endpoint
@@ -93,6 +95,24 @@ class ObjectStore:
                 "requests_counted": self.metrics_url is not None, "delay_ms_per_request": self.delay_ms,
                 "delayed": "Spark and the read engines (the harness's probes and table resets reach the server directly)"
                 if self.delay_ms else None, "s3a_jars": self.jars}
+
+    def clear_folders(self, uri: str) -> None:
+        """Remove the folders left at ``uri`` once its objects are deleted. SeaweedFS keeps a folder for every prefix
+        it stored under and drops an emptied one only after a delay (its automatic empty-folder cleanup); until then
+        the prefix still lists, and Delta's path-based CREATE TABLE takes any listed entry for an existing table
+        (``DeltaCatalog.tableExists``: the path exists and lists something). The filer's recursive delete removes
+        them at once. No-op on a user's endpoint (S3 has no folders: a prefix goes with its last object)."""
+        if not self.filer_url:
+            return
+        url = urlparse(uri)
+        path = f"/buckets/{url.netloc}{url.path}".rstrip("/")
+        request = urllib.request.Request(f"{self.filer_url}{path}?recursive=true",
+                                         method="DELETE")
+        try:
+            urllib.request.urlopen(request, timeout=60).close()
+        except urllib.error.HTTPError as err:
+            if err.code != 404:  # nothing left to remove
+                raise
 
     def stop(self) -> None:
         if self._proxy is not None:
@@ -147,7 +167,8 @@ def start_seaweedfs(log_dir: Path, jars: dict[str, str], delay_ms: float = 0.0) 
     log_dir.mkdir(parents=True, exist_ok=True)
     proc = spawn(cmd, log_dir / "seaweedfs.log", env, data_dir=data)
     store = ObjectStore(f"http://127.0.0.1:{port}", access, secret, "seaweedfs 4.48 (started by the run, loopback)",
-                        f"http://127.0.0.1:{metrics}/metrics", delay_ms, jars, [proc], data)
+                        f"http://127.0.0.1:{metrics}/metrics", delay_ms, jars, [proc], data,
+                        filer_url=f"http://127.0.0.1:{internal_ports[INTERNAL_PORTS.index('filer.port')]}")
     try:
         wait_for_port(port, "the object store")
         _wait_for_bucket(store)

@@ -122,7 +122,7 @@ class BenchSession:
             check_warehouse(warehouse)
         spark_options = SparkOptions(ns.spark_master, ns.driver_memory, ns.shuffle_partitions, extra)
         try:
-            workspace = Workspace(warehouse) if not spec or start else None
+            workspace = Workspace(warehouse, store.clear_folders if store else None) if not spec or start else None
         except OSError as err:
             if store is not None:
                 store.stop()

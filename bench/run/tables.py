@@ -61,9 +61,18 @@ class TableStates:
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
-        """Drop ``name`` (through the workspace) and create it again from the base data (a Parquet folder)."""
-        if Files.of(fmt.location(name)).exists():
-            self.workspace.remove(fmt.location(name))
+        """Drop ``name`` (through the workspace) and create it again from the base data (a Parquet folder).
+
+        Raises:
+            RuntimeError: the location still lists after its files were deleted (a create there would fail or
+                find the old table).
+        """
+        location = Files.of(fmt.location(name))
+        if location.exists():
+            self.workspace.remove(location.uri)
+            if location.exists():
+                raise RuntimeError(f"{location}: still lists after its files were deleted (an object store that keeps "
+                                   f"emptied folders for a while?); table {name} cannot be made there again")
         fmt.forget_cached_state(spark)
         frame = spark.read.parquet(str(data.path) if isinstance(data, PaymentsData) else data)
         return fmt.create(spark, name, frame, key=key, partition_by=partition_by, ordering=ordering)

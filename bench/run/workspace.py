@@ -6,6 +6,7 @@ import errno
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.core.storage import Files, is_local
@@ -22,10 +23,10 @@ class Workspace:
     followed) to somewhere strictly inside a marked workspace.
     """
 
-    def __new__(cls, root: Path | str):
+    def __new__(cls, root: Path | str, clear_folders: Callable[[str], None] | None = None):
         return super().__new__(cls if is_local(root) else RemoteWorkspace)
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, clear_folders: Callable[[str], None] | None = None) -> None:
         root = Path(str(root).removeprefix("file://")).expanduser().absolute()
         if root.exists():
             if not root.is_dir():
@@ -92,9 +93,12 @@ def _rmtree_while_written(path: Path, attempts: int = 3, pause_s: float = 1.0) -
 
 
 class RemoteWorkspace(Workspace):
-    """A workspace on an object store or HDFS (``s3a://bucket/prefix``): the same marker, prefix-checked deletes."""
+    """A workspace on an object store or HDFS (``s3a://bucket/prefix``): the same marker, prefix-checked deletes;
+    ``clear_folders`` removes what a server keeps of a deleted tree (SeaweedFS's folders), so a table can be made
+    again at the same place."""
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, clear_folders: Callable[[str], None] | None = None) -> None:
+        self.clear_folders = clear_folders
         self.files = Files.of(str(root).rstrip("/"))
         marker = self.files / MARKER
         if self.files.exists() and not marker.exists() and self.files.walk():
@@ -122,3 +126,5 @@ class RemoteWorkspace(Workspace):
         if not self.owns(path):
             raise UnsafePath(f"refusing to delete {path}: not inside the cowmor workspace {self.root}")
         Files.of(str(path)).delete()
+        if self.clear_folders is not None:
+            self.clear_folders(str(path))

@@ -98,3 +98,28 @@ def test_on_the_object_store_literal_keys_search_fewer_files_than_the_join(s3_ru
         assert x["locate"]["largest_scan_files"] < join["locate"]["largest_scan_files"], config_id
         assert x["locate_full_scan"] is False and join["locate_full_scan"] is True, config_id
         assert x["requests"]["total"] > 0 and join["requests"]["total"] > 0
+
+
+def test_a_removed_table_leaves_nothing_that_lists(tmp_path):
+    """SeaweedFS keeps emptied folders until a delayed cleanup, and Delta's path-based CREATE TABLE takes any listed
+    entry for an existing table: a second route's warm-up could not make its table again (seen at `small` on S3)."""
+    import pyarrow.fs as pafs
+
+    from bench.core.storage import Files
+    from bench.run import objectstore
+    from bench.run.workspace import Workspace
+
+    store = objectstore.start_seaweedfs(tmp_path, {})
+    try:
+        os.environ.update(store.environ())
+        workspace = Workspace(f"s3a://{objectstore.BUCKET}/cowmor-test", store.clear_folders)
+        table = Files.of(f"{workspace.warehouse}/delta/warmup")
+        for name in ("_delta_log/00000000000000000000.json", *(f"settled_date=2026-01-0{d}/part-0.parquet" for d in range(1, 6))):
+            (table / name).write_text("x")
+        assert len(table.iterdir()) == 6
+        workspace.remove(table.uri)
+        assert not table.exists() and not table.iterdir()
+        assert not [i for i in table.fs.get_file_info(pafs.FileSelector(table.parent.path, allow_not_found=True))]
+        store.clear_folders(table.uri)  # nothing left: not an error
+    finally:
+        store.stop()
