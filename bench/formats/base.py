@@ -303,8 +303,10 @@ class TableFormat(abc.ABC):
     def drop(self, spark: SparkSession, name: str) -> None:
         """Forget table ``name`` in a catalog that outlives its folder (the workspace deletes the files)."""
 
-    def table_service(self, spark: SparkSession, table: TableRef) -> str:
-        """The maintenance a team runs beside its writers (compaction, clustering, cleaning); returns what ran."""
+    def table_service(self, spark: SparkSession, table: TableRef, expire_before: float | None = None) -> str:
+        """The maintenance a team runs beside its writers (compaction, clustering, cleaning); returns what ran.
+        ``expire_before`` (epoch seconds): also drop what only the table's states before that time need, as a team's
+        retention does (Iceberg: ``expire_snapshots``); None keeps every state."""
         self.compact(spark, table)
         return "compaction"
 

@@ -103,9 +103,11 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
                 "warn against concurrent writers from several drivers, S3 allows a single driver, and the DynamoDB log store "
                 "takes no endpoint; its writers race inside one Spark application, where its lock holds")
 
-    def table_service(self, spark: SparkSession, table: TableRef) -> str:
+    def table_service(self, spark: SparkSession, table: TableRef, expire_before: float | None = None) -> str:
         """Deletion vectors: REORG … APPLY (PURGE) (``compact``); copy-on-write: OPTIMIZE (bin-pack small files).
-        VACUUM is not run: the race's history and time travel are checked afterwards."""
+        VACUUM is not raced: Delta 3.3.2 rounds ``RETAIN n HOURS`` to whole hours (``VacuumCommand``, line 243), so in
+        a race of minutes VACUUM removes nothing (1 hour or more) or is ``RETAIN 0 HOURS``, which deletes files of
+        writes not yet committed and which Delta's retention check refuses for that reason."""
         if self.merges_on_read:
             self.compact(spark, table)
             return "REORG PURGE"

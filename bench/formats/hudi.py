@@ -194,8 +194,9 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         """The session-catalog table over the path, which Hudi's SQL DML needs in every application."""
         self._register(spark, table)
 
-    def table_service(self, spark: SparkSession, table: TableRef) -> str:
-        """MERGE_ON_READ: compaction, then a clean; COPY_ON_WRITE: a clean (which also rolls back failed writes, lazily)."""
+    def table_service(self, spark: SparkSession, table: TableRef, expire_before: float | None = None) -> str:
+        """MERGE_ON_READ: compaction, then a clean; COPY_ON_WRITE: a clean (which also rolls back failed writes, lazily).
+        The clean is Hudi's retention (its default policy keeps the file versions of the last 10 commits)."""
         ran = []
         self._sql_write_settings(spark)  # the table's index settings (NBCC's bucket index) reach the service too
         if self.control == NBCC:  # the bucket index checks its hash field against the record key, which the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,14 +128,23 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         if self.catalog == JDBC_CATALOG:
             spark.sql(f"DROP TABLE IF EXISTS {self._ident(name)}")
 
-    def table_service(self, spark: SparkSession, table: TableRef) -> str:
+    def table_service(self, spark: SparkSession, table: TableRef, expire_before: float | None = None) -> str:
         """Merge-on-read: the compaction (``compact``). Copy-on-write: ``rewrite_data_files`` with its defaults (bin-pack
-        the small files). Snapshots are not expired: the race's history is checked afterwards."""
+        the small files). Then ``expire_snapshots`` of the snapshots older than ``expire_before`` (the race's start:
+        the table as it was made, whose files a compaction has replaced are deleted; the race's own snapshots stay
+        for the history check). Its default (older than 5 days) would expire nothing in a race of minutes."""
         if self.merges_on_read:
             self.compact(spark, table)
-            return "rewrite_data_files + rewrite_position_delete_files" if MODES[self.mode][0] == "2" else "rewrite_data_files"
-        spark.sql(f"CALL {self.catalog}.system.rewrite_data_files(table => '{NAMESPACE}.{table.name}')")
-        return "rewrite_data_files (bin-pack)"
+            ran = "rewrite_data_files + rewrite_position_delete_files" if MODES[self.mode][0] == "2" else "rewrite_data_files"
+        else:
+            spark.sql(f"CALL {self.catalog}.system.rewrite_data_files(table => '{NAMESPACE}.{table.name}')")
+            ran = "rewrite_data_files (bin-pack)"
+        if expire_before is None:
+            return ran
+        older_than = datetime.fromtimestamp(expire_before, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+        spark.sql(f"CALL {self.catalog}.system.expire_snapshots(table => '{NAMESPACE}.{table.name}', "
+                  f"older_than => TIMESTAMP '{older_than}Z', retain_last => 1)")
+        return f"{ran} + expire_snapshots"
 
     def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
         """The ``snapshots`` metadata table, oldest first; a rewrite (``replace``) is the table service's."""

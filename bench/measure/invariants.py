@@ -151,13 +151,14 @@ def check_counts(row_count: int, distinct_keys: int, expected_rows: int) -> dict
     return {"no_duplicate_key": verdict(dup), "row_count": verdict(rows)}
 
 
-def check_history(history: list[HistoryEntry], before: int, committed_batches: int) -> dict[str, dict[str, Any]]:
-    """The commits after the first ``before`` entries: as many writer commits as acknowledged batches, every parent
-    present (no gap), no writer's instant left unfinished (Hudi, after the final clean's lazy rollback)."""
+def check_history(history: list[HistoryEntry], before: set[str], committed_batches: int) -> dict[str, dict[str, Any]]:
+    """The commits not in ``before`` (the history when the race began): as many writer commits as acknowledged
+    batches, every parent present (no gap; the oldest entry's parent may have been expired), no writer's instant left
+    unfinished (Hudi, after the final clean's lazy rollback)."""
     ids = {e.id for e in history}
     gaps = [f"commit {e.id} follows {e.parent}, which the history lacks" for e in history[1:]
             if e.parent is not None and e.parent not in ids]
-    after = history[before:]
+    after = [e for e in history if e.id not in before]
     writes = [e for e in after if e.by_writer and e.state == "COMPLETED"]
     count = [] if len(writes) == committed_batches else \
         [f"{len(writes)} writer commits in the history, {committed_batches} batches acknowledged"]

@@ -56,6 +56,7 @@ class RaceResult:
     startup_s: float  # until every writer was started and warm (JVM starts of the writers the pool started now)
     writer_errors: list[str] = field(default_factory=list)  # a writer that crashed (the harness's failure, not a conflict)
     writers_started: int = 0  # writer applications (JVMs) this race started; the others were kept from earlier races
+    released_at: float | None = None  # wall clock when the writers were released: what the table service may expire
 
 
 def writer_conf(spark: SparkSession) -> dict[str, str]:
@@ -74,6 +75,7 @@ class ServiceLoop:
                  enabled: bool = True) -> None:
         """``enabled=False``: the writers race alone (what a finding looks like without the service beside it)."""
         self.fmt, self.spark, self.table, self.pause_s, self.enabled = fmt, spark, table, pause_s, enabled
+        self.since = time.time()  # the race's start: the service may expire the table's states before it
         self.runs: list[dict[str, Any]] = []
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="cowmor-table-service", daemon=True)
@@ -83,7 +85,7 @@ class ServiceLoop:
             # wall-clock times, as the writers' batches have: a violation's evidence sets the two side by side
             start, started_at = time.perf_counter(), time.time()
             try:
-                ran = self.fmt.table_service(self.spark, self.table)
+                ran = self.fmt.table_service(self.spark, self.table, expire_before=self.since)
                 self.runs.append({"service": ran, "committed": True, "seconds": time.perf_counter() - start,
                                   "started_at": started_at, "ended_at": time.time()})
             except NotSupported as why:
@@ -142,7 +144,8 @@ def _threads(fmt, spark, table, batches, settings, retries, progress, service_on
         for t in threads:
             t.join()
         wall = time.perf_counter() - go
-    return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors)
+    return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors,
+                      released_at=service.since)
 
 
 def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> dict[str, Any]:
@@ -174,7 +177,8 @@ def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress,
     if errors:
         pool.stop()
     records = [json.loads(line) for job in jobs if job.out.exists() for line in job.out.read_text().splitlines() if line.strip()]
-    return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors, new)
+    return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors, new,
+                      released_at=service.since)
 
 
 @dataclass

@@ -75,7 +75,7 @@ class SeveralWriters:
                 "servers": coordination.record() if coordination else {}}
 
     def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, int]:
-        """A fresh table from the base data, the ``contention``'s deleted keys deleted; also how long its history is."""
+        """A fresh table from the base data, the ``contention``'s deleted keys deleted; also its history's commits then."""
         spark, fmt = self.lab.spark, self.fmt
         for s in self.settings:  # the shared catalog now; the concurrency control once the table is made by one writer
             if s.scope == "concurrency":  # (as a team's first load is)
@@ -94,14 +94,14 @@ class SeveralWriters:
         for s in self.settings:  # from here on, the run's application is one of several (its table service)
             if s.scope == "concurrency":
                 spark.conf.set(s.key, s.value)
-        return table, len(fmt.history(spark, table))
+        return table, {e.id for e in fmt.history(spark, table)}
 
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
         return race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
                     RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
 
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
-              history_before: int) -> dict[str, Any]:
+              history_before: set[str]) -> dict[str, Any]:
         """The invariants on every engine, the answer before and after a last table service, and the history."""
         spark, fmt = self.lab.spark, self.fmt
         if self.fmt.family == "hudi" and any(b["failures"] for b in result.batches):
@@ -115,7 +115,7 @@ class SeveralWriters:
         reference = self.lab.engines[0].name
         before = self._state(self.lab.engines[0], table, keys)
         try:
-            service = fmt.table_service(spark, table)
+            service = fmt.table_service(spark, table, expire_before=result.released_at)
         except NotSupported as why:
             service = f"not applicable: {why}"
         history_now = fmt.history(spark, table)
