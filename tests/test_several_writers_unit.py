@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from pathlib import Path
 
@@ -257,3 +258,19 @@ def test_a_table_that_broke_an_invariant_is_kept_in_the_run_folder(tmp_path, mon
     monkeypatch.setattr(several, "EVIDENCE_MAX_BYTES", 5)
     listed_only = Path(shared.keep_evidence(SimpleNamespace(location=str(table))))
     assert listed_only != kept and (listed_only / "files.json").exists() and not (listed_only / "table").exists()
+
+
+def test_an_acknowledged_commit_that_wrote_no_file_is_named():
+    """Seen at `small` (Hudi OCC, 2 writers, shared files): a batch's UPDATE ran while a compaction of its file groups
+    was in flight, found none of its rows and committed an empty deltacommit, which the writer was told succeeded."""
+    batches = [{**_batch("w1b2", [2, 3], True, 100.0, 110.0), "started_at": 100.0, "attempts": 1}]
+    history = [HistoryEntry("0", None, "commit", True),
+               HistoryEntry("20261127054502210", None, "deltacommit", True, label="w1b2#1", began_at=104.2,
+                            completed_at=105.6, files_written=0)]
+    invariants.attach_commits(batches, history)
+    evidence = invariants.check_rows(BASE, dict(BASE), batches, set())["each_acknowledged_batch_once"]["evidence"]
+    assert evidence == [f"key {k}: 0 increments, 1 committed batches (w1b2); w1b2's commit 20261127054502210 wrote no "
+                        "file: its statement found none of its 2 rows" for k in (2, 3)]
+    history[1] = dataclasses.replace(history[1], files_written=2)  # a commit that wrote its files: no such line
+    invariants.attach_commits(batches, history)
+    assert "wrote no file" not in invariants.check_rows(BASE, dict(BASE), batches, set())["each_acknowledged_batch_once"]["evidence"][0]

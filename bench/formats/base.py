@@ -85,6 +85,7 @@ class HistoryEntry:
     label: str | None = None  # the writer's batch that made this commit, where the format records one (label_commits)
     began_at: float | None = None  # epoch s the commit's transaction began (Hudi: its instant was requested)
     completed_at: float | None = None  # epoch s the commit completed
+    files_written: int | None = None  # files the commit wrote (Hudi's write stats); None where not read
 
 
 @dataclass(frozen=True)

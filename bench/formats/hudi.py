@@ -230,11 +230,13 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         entries = []
         for i in latest.values():
             by_writer = i.action in WRITER_ACTIONS and i.requested not in compactions
-            label = None
+            label, written = None, None
             if by_writer and i.state == "COMPLETED":
-                label = (hudi_timeline.commit_metadata(i).get("extraMetadata") or {}).get(COMMIT_LABEL)
+                metadata = hudi_timeline.commit_metadata(i)
+                label = (metadata.get("extraMetadata") or {}).get(COMMIT_LABEL)
+                written = len(hudi_timeline.write_stats(metadata))
             entries.append(HistoryEntry(i.requested, None, i.action, by_writer, i.state, label,
-                                        hudi_timeline.epoch(i.requested), hudi_timeline.epoch(i.completed)))
+                                        hudi_timeline.epoch(i.requested), hudi_timeline.epoch(i.completed), written))
         return entries
 
     def route_settings(self) -> list[Setting]:
