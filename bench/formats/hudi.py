@@ -228,6 +228,14 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         compactions = hudi_timeline.compaction_instants(table.location)
         latest = {i.requested: i for i in hudi_timeline.instants(table.location)}  # sorted: each instant's last state wins
         entries = []
+        for a in hudi_timeline.archived_instants(table.location):  # several writers fill the active timeline in minutes
+            if a.requested in latest:
+                continue
+            by_writer = a.action in WRITER_ACTIONS and a.metadata.get("operationType") != "COMPACT"
+            entries.append(HistoryEntry(a.requested, None, a.action, by_writer, "COMPLETED",
+                                        (a.metadata.get("extraMetadata") or {}).get(COMMIT_LABEL) if by_writer else None,
+                                        hudi_timeline.epoch(a.requested), hudi_timeline.epoch(a.completed),
+                                        len(hudi_timeline.write_stats(a.metadata)) if by_writer else None))
         for i in latest.values():
             by_writer = i.action in WRITER_ACTIONS and i.requested not in compactions
             label, written = None, None

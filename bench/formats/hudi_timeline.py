@@ -85,9 +85,42 @@ def compaction_instants(table_dir: Path | str | Files) -> set[str]:
     return {i.requested for i in instants(table_dir) if i.action == "compaction"}
 
 
+@dataclass(frozen=True)
+class ArchivedInstant:
+    """A completed instant moved off the active timeline (``hoodie.keep.max.commits``, 30 by default, is reached
+    within minutes by several writers and a table service), as Hudi 1.x's LSM timeline keeps it."""
+
+    requested: str
+    completed: str
+    action: str
+    metadata: dict[str, Any]
+
+
+def archived_instants(table_dir: Path | str | Files) -> list[ArchivedInstant]:
+    """The LSM timeline (``timeline/history``): the files its latest manifest names (``_version_`` -> ``manifest_N``,
+    JSON), each a Parquet table of instants with their commit metadata (Avro container bytes); [] without one."""
+    history = timeline_dir(table_dir) / "history"
+    version = history / "_version_"
+    if not version.is_file():
+        return []
+    manifest = json.loads((history / f"manifest_{version.read_text().strip()}").read_text())
+    import pyarrow.parquet as pq
+
+    out = []
+    for entry in manifest.get("files", []):
+        with (history / entry["fileName"]).fs.open_input_file((history / entry["fileName"]).path) as f:
+            rows = pq.read_table(f, columns=["instantTime", "completionTime", "action", "metadata"]).to_pylist()
+        out += [ArchivedInstant(r["instantTime"], r["completionTime"], r["action"], _decode(r["metadata"] or b""))
+                for r in rows]
+    return sorted(out, key=lambda i: i.requested)
+
+
 def commit_metadata(instant: Instant) -> dict[str, Any]:
     """The commit metadata of a completed instant: JSON (layout 1) or an Avro container (layout 2)."""
-    raw = instant.path.read_bytes()
+    return _decode(instant.path.read_bytes())
+
+
+def _decode(raw: bytes) -> dict[str, Any]:
     if raw[:4] == b"Obj\x01":
         import io
 

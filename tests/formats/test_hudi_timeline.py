@@ -64,3 +64,50 @@ def test_instant_times_read_as_epoch_seconds_in_the_writers_zone():
     at = tl.epoch("20261126074512345")
     assert at == datetime.datetime(2026, 11, 26, 7, 45, 12, 345000).timestamp()
     assert tl.epoch(None) is None and tl.epoch("00000000") is None
+
+
+def _avro_commit(label: str | None, files: int) -> bytes:
+    import io
+
+    import fastavro
+
+    schema = {"type": "record", "name": "HoodieCommitMetadata", "fields": [
+        {"name": "partitionToWriteStats", "type": {"type": "map", "values": {"type": "array", "items": {
+            "type": "record", "name": "HoodieWriteStat", "fields": [{"name": "path", "type": "string"}]}}}},
+        {"name": "extraMetadata", "type": {"type": "map", "values": "string"}},
+        {"name": "operationType", "type": "string"}]}
+    record = {"partitionToWriteStats": {"d=1": [{"path": f"d=1/.f{n}_1.log.1"} for n in range(files)]},
+              "extraMetadata": {"_cowmor.batch": label} if label else {},
+              "operationType": "UPSERT_PREPPED" if label else "COMPACT"}
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(schema), [record])
+    return out.getvalue()
+
+
+def test_archived_instants_join_the_history(tmp_path):
+    """Hudi 1.x moves instants beyond ``hoodie.keep.max.commits`` to its LSM timeline; several writers and a table
+    service reach it in minutes, and a history read from the active timeline alone then lacks acknowledged commits.
+    Only the files the latest manifest names count (an LSM compaction leaves replaced files behind)."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    history = tmp_path / ".hoodie" / "timeline" / "history"
+    history.mkdir(parents=True)
+    rows = [("20260101000001000", "20260101000002000", "deltacommit", _avro_commit("w0b0#1", 2)),
+            ("20260101000003000", "20260101000004000", "commit", _avro_commit(None, 1)),
+            ("20260101000005000", "20260101000006000", "deltacommit", _avro_commit("w1b0#1", 0))]
+    table = pa.table({"instantTime": [r[0] for r in rows], "completionTime": [r[1] for r in rows],
+                      "action": [r[2] for r in rows], "metadata": [r[3] for r in rows], "plan": [None] * 3,
+                      "version": pa.array([1] * 3, pa.int32())})
+    pq.write_table(table, history / "a_0.parquet")
+    pq.write_table(table.slice(0, 1), history / "replaced_0.parquet")
+    (history / "manifest_2").write_text(json.dumps({"files": [{"fileName": "a_0.parquet", "fileLen": 1}]}))
+    (history / "_version_").write_text("2")
+    (tmp_path / ".hoodie" / "timeline" / "20260101000007000_20260101000008000.deltacommit").write_bytes(_avro_commit("w0b1#1", 2))
+    entries = HudiFormat.history(None, None, TableRef("t", str(tmp_path), "id", "d", "ts"))
+    assert [(e.id, e.by_writer, e.label, e.files_written) for e in entries] == [
+        ("20260101000001000", True, "w0b0#1", 2), ("20260101000003000", False, None, None),
+        ("20260101000005000", True, "w1b0#1", 0), ("20260101000007000", True, "w0b1#1", 2)]
+    assert tl.archived_instants(tmp_path / "elsewhere") == []
