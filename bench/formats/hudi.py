@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bench.exceptions import NotSupported
 from bench.formats import hudi_timeline
@@ -71,6 +71,12 @@ class WriteOptions:
 
 
 MODES = {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}
+
+
+def _written_by(metadata: dict[str, Any]) -> dict[str, Any]:
+    """A writer commit's label (``label_commits``) and how many files it wrote, from its commit metadata."""
+    return {"label": (metadata.get("extraMetadata") or {}).get(COMMIT_LABEL),
+            "files_written": len(hudi_timeline.write_stats(metadata))}
 
 
 class HudiFormat(SqlMergeVerbs, TableFormat):
@@ -233,18 +239,16 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
                 continue
             by_writer = a.action in WRITER_ACTIONS and a.metadata.get("operationType") != "COMPACT"
             entries.append(HistoryEntry(a.requested, None, a.action, by_writer, "COMPLETED",
-                                        (a.metadata.get("extraMetadata") or {}).get(COMMIT_LABEL) if by_writer else None,
-                                        hudi_timeline.epoch(a.requested), hudi_timeline.epoch(a.completed),
-                                        len(hudi_timeline.write_stats(a.metadata)) if by_writer else None))
+                                        began_at=hudi_timeline.epoch(a.requested),
+                                        completed_at=hudi_timeline.epoch(a.completed),
+                                        **(_written_by(a.metadata) if by_writer else {})))
         for i in latest.values():
             by_writer = i.action in WRITER_ACTIONS and i.requested not in compactions
-            label, written = None, None
-            if by_writer and i.state == "COMPLETED":
-                metadata = hudi_timeline.commit_metadata(i)
-                label = (metadata.get("extraMetadata") or {}).get(COMMIT_LABEL)
-                written = len(hudi_timeline.write_stats(metadata))
-            entries.append(HistoryEntry(i.requested, None, i.action, by_writer, i.state, label,
-                                        hudi_timeline.epoch(i.requested), hudi_timeline.epoch(i.completed), written))
+            entries.append(HistoryEntry(i.requested, None, i.action, by_writer, i.state,
+                                        began_at=hudi_timeline.epoch(i.requested),
+                                        completed_at=hudi_timeline.epoch(i.completed),
+                                        **(_written_by(hudi_timeline.commit_metadata(i))
+                                           if by_writer and i.state == "COMPLETED" else {})))
         return entries
 
     def route_settings(self) -> list[Setting]:

@@ -108,7 +108,8 @@ def archived_instants(table_dir: Path | str | Files) -> list[ArchivedInstant]:
 
     out = []
     for entry in manifest.get("files", []):
-        with (history / entry["fileName"]).fs.open_input_file((history / entry["fileName"]).path) as f:
+        part = history / entry["fileName"]
+        with part.fs.open_input_file(part.path) as f:
             rows = pq.read_table(f, columns=["instantTime", "completionTime", "action", "metadata"]).to_pylist()
         out += [ArchivedInstant(r["instantTime"], r["completionTime"], r["action"], _decode(r["metadata"] or b""))
                 for r in rows]

@@ -106,8 +106,7 @@ class ObjectStore:
             return
         url = urlparse(uri)
         path = f"/buckets/{url.netloc}{url.path}".rstrip("/")
-        request = urllib.request.Request(f"{self.filer_url}{path}?recursive=true",
-                                         method="DELETE")
+        request = urllib.request.Request(f"{self.filer_url}{path}?recursive=true", method="DELETE")
         try:
             urllib.request.urlopen(request, timeout=60).close()
         except urllib.error.HTTPError as err:

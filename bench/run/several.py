@@ -74,7 +74,7 @@ class SeveralWriters:
         return {"kind": self.kind, "control": self.control, "settings": [vars(s) for s in self.settings],
                 "servers": coordination.record() if coordination else {}}
 
-    def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, int]:
+    def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, set[str]]:
         """A fresh table from the base data, the ``contention``'s deleted keys deleted; also its history's commits then."""
         spark, fmt = self.lab.spark, self.fmt
         for s in self.settings:  # the shared catalog now; the concurrency control once the table is made by one writer

@@ -100,7 +100,7 @@ def test_on_the_object_store_literal_keys_search_fewer_files_than_the_join(s3_ru
         assert x["requests"]["total"] > 0 and join["requests"]["total"] > 0
 
 
-def test_a_removed_table_leaves_nothing_that_lists(tmp_path):
+def test_a_removed_table_leaves_nothing_that_lists(tmp_path, monkeypatch):
     """SeaweedFS keeps emptied folders until a delayed cleanup, and Delta's path-based CREATE TABLE takes any listed
     entry for an existing table: a second route's warm-up could not make its table again (seen at `small` on S3)."""
     import pyarrow.fs as pafs
@@ -111,7 +111,8 @@ def test_a_removed_table_leaves_nothing_that_lists(tmp_path):
 
     store = objectstore.start_seaweedfs(tmp_path, {})
     try:
-        os.environ.update(store.environ())
+        for name, value in store.environ().items():  # this process's pyarrow reaches the server; undone after
+            monkeypatch.setenv(name, value)
         workspace = Workspace(f"s3a://{objectstore.BUCKET}/cowmor-test", store.clear_folders)
         table = Files.of(f"{workspace.warehouse}/delta/warmup")
         for name in ("_delta_log/00000000000000000000.json", *(f"settled_date=2026-01-0{d}/part-0.parquet" for d in range(1, 6))):
