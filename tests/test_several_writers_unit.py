@@ -274,3 +274,27 @@ def test_an_acknowledged_commit_that_wrote_no_file_is_named():
     history[1] = dataclasses.replace(history[1], files_written=2)  # a commit that wrote its files: no such line
     invariants.attach_commits(batches, history)
     assert "wrote no file" not in invariants.check_rows(BASE, dict(BASE), batches, set())["each_acknowledged_batch_once"]["evidence"][0]
+
+
+def test_each_failed_attempt_is_counted_by_the_cause_its_format_words(monkeypatch):
+    """The race's failures get their cause from the adapter; the record counts them, most first, beside the classes
+    (Iceberg's IllegalArgumentException is the table service's expiry, not another writer)."""
+    from types import SimpleNamespace
+
+    from bench.formats import make_adapter
+    from bench.run import several
+    from bench.run.race import RaceResult
+
+    expired = {"class": "IllegalArgumentException", "root_cause": None, "message": "Snapshot 1 is not an ancestor of 2"}
+    conflict = {"class": "org.apache.iceberg.exceptions.ValidationException", "root_cause": None,
+                "message": "Found conflicting files that can contain records matching ref(name=\"txn_id\") in (1)"}
+    batches = [{"writer": 0, "keys": [1], "attempts": 3, "committed": True, "seconds": 1.0, "failures": [dict(conflict), dict(conflict)]},
+               {"writer": 1, "keys": [2], "attempts": 2, "committed": True, "seconds": 1.0, "failures": [dict(expired)]}]
+    monkeypatch.setattr(several, "race", lambda *a, **k: RaceResult(batches, [], 10.0, 1.0))
+    lab = SimpleNamespace(spark=None, session=SimpleNamespace(writer_pool=None, scale=SimpleNamespace(writer_service=1)))
+    shared = several.SeveralWriters(lab, make_adapter("iceberg-mor", Path("/w"), 1 << 27), "processes", "default", None, [])
+    result = shared.race(None, SimpleNamespace(batches=[]), print)
+    summary = several.summarize(result, 2)
+    assert summary["failure_causes"] == {"another commit added rows its statement matches": 2,
+                                         "its starting snapshot was expired before it committed": 1}
+    assert summary["conflicts"] == 3 and summary["conflict_classes"]["IllegalArgumentException"] == 1

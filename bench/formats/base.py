@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -297,6 +298,21 @@ class TableFormat(abc.ABC):
     def processes_unsupported(self) -> str | None:
         """Why writers in separate Spark applications (JVMs) are not safe for this configuration here (None: they are)."""
         return None
+
+    # Why a writer's commit attempt failed, read from the exception it got: (regex searched in "class root: message",
+    # cause), the first match wins and a cause may name the match's groups. A family's own conflict checks word their
+    # reasons; the exception class alone does not say whether another writer or the table service caused it.
+    failure_causes: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def failure_cause(self, failure: dict[str, str]) -> str:
+        """The cause of one failed attempt (``bench.measure.writers.failure``'s record), ``other (<class>)`` where
+        the family names none for it."""
+        text = f"{failure.get('class', '')} {failure.get('root_cause') or ''}: {failure.get('message', '')}"
+        for pattern, cause in self.failure_causes:
+            match = re.search(pattern, text)
+            if match:
+                return cause.format(**match.groupdict())
+        return f"other ({(failure.get('root_cause') or failure.get('class') or '?').rsplit('.', 1)[-1]})"
 
     def attach(self, spark: SparkSession, table: TableRef) -> None:
         """Make a table another application created usable from this one (a catalog entry, a registration)."""

@@ -44,6 +44,13 @@ ROW_METRICS = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numT
 class DeltaFormat(SqlMergeVerbs, TableFormat):
     family = "delta"
     modes = tuple(MODES)
+    # Delta 3.3.2's conflict checker (ConflictChecker), by its exception classes
+    failure_causes = (
+        (r"ConcurrentAppendException", "another commit added files where its statement read"),
+        (r"ConcurrentDeleteReadException", "another commit removed files its statement read"),
+        (r"ConcurrentDeleteDeleteException", "another commit removed the files it removes"),
+        (r"io\.delta\.exceptions\.(?P<name>\w+)Exception", "conflict ({name})"),
+    )
 
     @classmethod
     def spark_settings(cls, warehouse: Path) -> list[Setting]:

@@ -87,6 +87,15 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
 
     family = "hudi"
     modes = tuple(MODES)
+    # Hudi 1.1.1: OCC's conflict check names the other instant; the rest come from table services (a writer's lazy
+    # rollback of a failed write and inline clean, the service's clean) running the same instant at once, and from
+    # the metadata table
+    failure_causes = (
+        (r"overlapping writes .*second operation = \{actionType=(?P<action>\w+)", "overlapping write with a concurrent {action}"),
+        (r"HoodieRollbackException", "another application rolled back the same failed write"),
+        (r"FileAlreadyExists.*\.hoodie/timeline/\d+\.(?P<action>[a-z]+)\.", "another application ran the same {action} instant"),
+        (r"FileNotFoundException.*\.hoodie/metadata/", "a metadata-table file it read was gone"),
+    )
     # the metadata table (files, column stats, ... partitions) is itself a MoR table written on every commit
     parts = {".hoodie/metadata/": "metadata_table"}
 

@@ -71,6 +71,17 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
     family = "iceberg"
     modes = tuple(MODES)
     catalog = CATALOG  # JDBC_CATALOG once ``several_writers`` moved the adapter there
+    # the commit-time validations of Iceberg 1.10.2 (MergingSnapshotProducer, BaseRowDelta, SparkCopyOnWriteScan)
+    failure_causes = (
+        (r"Found conflicting files that can contain records", "another commit added rows its statement matches"),
+        (r"Found new conflicting delete files", "another commit deleted rows its statement matches"),
+        (r"Found conflicting deleted files", "another commit removed files its statement read"),
+        (r"Found concurrently added DV", "another commit added a deletion vector to the same file"),
+        (r"missing data files", "the files it deletes from were rewritten by a concurrent commit"),
+        (r"Runtime file filtering is not possible", "the table changed while its statement scanned"),
+        (r"Snapshot \d+ is not an ancestor of", "its starting snapshot was expired before it committed"),
+        (r"CommitFailedException", "lost the catalog's compare-and-set"),
+    )
 
     @classmethod
     def spark_settings(cls, warehouse: Path) -> list[Setting]:

@@ -97,8 +97,13 @@ class SeveralWriters:
         return table, {e.id for e in fmt.history(spark, table)}
 
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
-        return race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
-                    RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
+        """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
+        result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
+                      RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
+        for batch in result.batches:
+            for failure in batch["failures"]:
+                failure["cause"] = self.fmt.failure_cause(failure)
+        return result
 
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
               history_before: set[str]) -> dict[str, Any]:
@@ -210,10 +215,12 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
                            "commit_seconds_median": float(np.median([b["seconds"] for b in committed])) if committed else None,
                            "rows_committed": rows})
     classes: dict[str, int] = {}
+    causes: dict[str, int] = {}
     for b in result.batches:
         for f in b["failures"]:
             name = f.get("root_cause") or f["class"]
             classes[name] = classes.get(name, 0) + 1
+            causes[f.get("cause", "not recorded")] = causes.get(f.get("cause", "not recorded"), 0) + 1
     committed_rows = sum(p["rows_committed"] for p in per_writer)
     attempts = sum(b["attempts"] for b in result.batches)
     return {"per_writer": per_writer, "batches_attempted": sum(p["batches_attempted"] for p in per_writer),
@@ -221,6 +228,7 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
             "batches_failed": sum(p["batches_failed"] for p in per_writer), "commit_attempts": attempts,
             "conflicts": sum(p["conflicts"] for p in per_writer), "conflict_rate": (sum(p["conflicts"] for p in per_writer) / attempts) if attempts else 0.0,
             "retries": sum(p["retries"] for p in per_writer), "conflict_classes": classes,
+            "failure_causes": dict(sorted(causes.items(), key=lambda kv: -kv[1])),
             "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,
             "race_wall_s": result.wall_s, "startup_s": result.startup_s, "writers_started": result.writers_started,
             "services": result.services, "services_committed": sum(bool(s.get("committed")) for s in result.services),

@@ -39,6 +39,18 @@ def test_every_field_the_section_reads_is_declared():
     assert list(frame.configuration) == ["iceberg-mor"] and frame.loc[0, "invariants"] == "hold"
 
 
+def test_the_table_says_why_attempts_failed_and_where_an_older_run_did_not_record_it():
+    race = _race("iceberg-mor", "default", "processes", 3, [])
+    older = writers.races(_run(race))
+    assert older.loc[0, "why attempts failed"] == "not recorded (an older run)"
+    race.info["failure_causes"] = {"another commit added rows its statement matches": 2,
+                                   "its starting snapshot was expired before it committed": 1}
+    frame = writers.races(_run(race))
+    assert frame.loc[0, "why attempts failed"] == ("another commit added rows its statement matches x2; "
+                                                   "its starting snapshot was expired before it committed x1")
+    assert writers.races(_run(_race("iceberg-mor", "default", "processes", 0, []))).loc[0, "why attempts failed"] == "–"
+
+
 def test_claims_say_not_measurable_without_races_and_name_lost_updates_when_commits_succeed():
     assert {c["verdict"] for c in writers.claims(_run())} == {"not measurable at this scale"}
     run = _run(_race("hudi-mor", "default", "processes", 1, []), _race("hudi-mor", "nbcc", "processes", 0, ["key 1: lost"]),

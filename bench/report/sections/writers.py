@@ -28,6 +28,7 @@ def races(run: load.Run) -> pd.DataFrame:
             "races": x.get("races", 1), "rows/s per race, median [95% CI]": interval(rates(x)),
             "services ok / lost": f"{x['services_committed']} / {x['services_failed']}",
             "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x["conflict_classes"].items()) or "–",
+            "why attempts failed": causes(x),
             "invariants": "hold" if not x["violations"] else f"{len(x['violations'])} violated",
             "engines checked": ", ".join(e for e, v in engines.items() if v.get("read") == "reads") or "–",
             "increments lost to merging": sum(v.get("checks", {}).get("each_acknowledged_batch_once", {})
@@ -46,6 +47,16 @@ def violations(run: load.Run) -> pd.DataFrame:
 
 
 EVIDENCE_CHARS = 600
+
+
+def causes(x: dict) -> str:
+    """Failed attempts by cause, most first (another writer's commit, the table service, a clean or rollback racing
+    the same instant), as the format words it; a run recorded before causes were kept says so."""
+    if not x["conflicts"]:
+        return "–"
+    if "failure_causes" not in x:
+        return "not recorded (an older run)"
+    return "; ".join(f"{cause} x{n}" for cause, n in x["failure_causes"].items())
 
 
 def interval(summary: dict) -> str:
