@@ -110,3 +110,16 @@ def test_each_broken_invariant_is_listed_with_its_evidence(tmp_path):
     html = writers.section(run, tmp_path)
     assert "key 7: 1 increments" in html and f"kept for a post-mortem (history, commit metadata, data and log files): {kept}." in html
     assert writers.violations(_run(_race("iceberg-mor", "default", "processes", 2, []))).empty
+
+
+def test_the_claims_give_the_failed_attempts_by_cause():
+    nbcc = _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys")
+    nbcc.info["failure_causes"] = {"another application ran the same clean instant": 3}
+    older = _race("hudi-mor", "nbcc", "processes", 2, [], overlap="same_keys", writers_n=4)
+    ice = _race("iceberg-mor", "default", "processes", 1, [])
+    ice.info["failure_causes"] = {"its starting snapshot was expired before it committed": 1}
+    found = {c["claim"]: c for c in writers.claims(_run(nbcc, older, ice))}
+    assert found[writers.CLAIMS[1]]["measured"].endswith(
+        "failed attempts by cause: another application ran the same clean instant x3; 2 without a recorded cause (older runs)")
+    assert "iceberg: 0 batches failed, 1 conflicts, services 3 / 1, failed attempts by cause: its starting snapshot was " \
+           "expired before it committed x1" in found[writers.CLAIMS[2]]["measured"]

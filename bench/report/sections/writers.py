@@ -112,6 +112,24 @@ def _scaling_claim(frame: pd.DataFrame) -> dict:
             "verdict": verdict}
 
 
+def _causes(run: load.Run, wanted) -> str:
+    """The failed attempts of the races ``wanted`` (a test on a record) summed by cause, most first: the evidence a claim
+    about who fails whom needs (another writer, the table service, a clean racing a clean)."""
+    total: dict[str, int] = {}
+    older = 0
+    for x in (r.info for r in run.records("several_writers")):
+        if not wanted(x) or not x["conflicts"]:
+            continue
+        if "failure_causes" not in x:
+            older += x["conflicts"]
+        for cause, n in (x.get("failure_causes") or {}).items():
+            total[cause] = total.get(cause, 0) + n
+    text = "; ".join(f"{c} x{n}" for c, n in sorted(total.items(), key=lambda kv: -kv[1]))
+    if older:
+        text += ("; " if text else "") + f"{older} without a recorded cause (older runs)"
+    return f"failed attempts by cause: {text}" if text else "no failed attempt"
+
+
 def claims(run: load.Run) -> list[dict]:
     """The four concurrency claims, each with what the races measured (or why they cannot say)."""
     frame = races(run)
@@ -137,7 +155,8 @@ def claims(run: load.Run) -> list[dict]:
         out.append({"claim": CLAIMS[1], "source": ONEHOUSE, "verdict": verdict,
                     "measured": f"{int(nbcc.committed.sum())} of {int(nbcc.batches.sum())} batches committed, "
                                 f"{int(nbcc.conflicts.sum())} conflicts; {int(nbcc['increments lost to merging'].sum())} "
-                                "increments lost to event-time merging (concurrent read-modify-writes keep one)"})
+                                "increments lost to event-time merging (concurrent read-modify-writes keep one); "
+                                + _causes(run, lambda x: x["control"] == "nbcc" and x["overlap"] == "same_keys")})
     hudi = frame[frame.configuration == "hudi-mor"]
     ice = frame[frame.configuration.isin(["iceberg-mor", "iceberg-dv"])]
     if hudi.empty or ice.empty:
@@ -150,7 +169,9 @@ def claims(run: load.Run) -> list[dict]:
         hudi_free = bool((hudi.failed == 0).all())
         ice_fight = bool((ice.conflicts > 0).any() or ice["services ok / lost"].str.endswith(("/ 1", "/ 2", "/ 3")).any())
         out.append({"claim": CLAIMS[2], "source": ONEHOUSE, "verdict": "holds" if hudi_free and ice_fight else "does not hold",
-                    "measured": f"hudi-mor: {lost(hudi)}; iceberg: {lost(ice)}"})
+                    "measured": f"hudi-mor: {lost(hudi)}, {_causes(run, lambda x: x['config_id'] == 'hudi-mor')}; "
+                                f"iceberg: {lost(ice)}, "
+                                f"{_causes(run, lambda x: x['config_id'] in ('iceberg-mor', 'iceberg-dv'))}"})
     shared = frame[(frame.configuration == "hudi-mor") & (frame.overlap == "shared_files")]
     if shared.empty:
         out.append({"claim": CLAIMS[3], "source": ONEHOUSE, "measured": "no hudi-mor race on shared files",
