@@ -41,7 +41,8 @@ def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_en
     assert len(x["batches"]) == x["batches_attempted"] and not x["writer_errors"]
     assert x["batches_committed"] + x["batches_failed"] == x["batches_attempted"]
     assert x["commit_attempts"] == x["batches_attempted"] + x["retries"]
-    assert x["conflicts"] == sum(len(b["failures"]) for b in x["batches"])
+    assert x["conflicts"] == sum(len(b["failures"]) for b in x["batches"]) == sum(x["failure_causes"].values())
+    assert all(f["cause"] for b in x["batches"] for f in b["failures"])  # each failed attempt with its cause
     assert x["rows_committed"] == TINY_KEYS * x["batches_committed"]
     engines = x["invariants"]["engines"]
     assert engines["spark"]["read"] == "reads" and set(engines["spark"]["checks"]) >= {
