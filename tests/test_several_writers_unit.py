@@ -293,7 +293,10 @@ def test_each_failed_attempt_is_counted_by_the_cause_its_format_words(monkeypatc
     monkeypatch.setattr(several, "race", lambda *a, **k: RaceResult(batches, [], 10.0, 1.0))
     lab = SimpleNamespace(spark=None, session=SimpleNamespace(writer_pool=None, scale=SimpleNamespace(writer_service=1)))
     shared = several.SeveralWriters(lab, make_adapter("iceberg-mor", Path("/w"), 1 << 27), "processes", "default", None, [])
-    result = shared.race(None, SimpleNamespace(batches=[]), print)
+    said: list[str] = []
+    result = shared.race(None, SimpleNamespace(batches=[]), said.append)
+    assert said == ["iceberg-mor: 2 of 2 batches committed in 10 s, failed attempts: another commit added rows its "
+                    "statement matches x2; its starting snapshot was expired before it committed x1"]
     summary = several.summarize(result, 2)
     assert summary["failure_causes"] == {"another commit added rows its statement matches": 2,
                                          "its starting snapshot was expired before it committed": 1}

@@ -100,9 +100,15 @@ class SeveralWriters:
         """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
         result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
                       RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
+        causes: dict[str, int] = {}
         for batch in result.batches:
             for failure in batch["failures"]:
-                failure["cause"] = self.fmt.failure_cause(failure)
+                failure["cause"] = cause = self.fmt.failure_cause(failure)
+                causes[cause] = causes.get(cause, 0) + 1
+        committed = sum(bool(b.get("committed")) for b in result.batches)
+        progress(f"{self.fmt.config_id}: {committed} of {len(result.batches)} batches committed in {result.wall_s:.0f} s"
+                 + (", failed attempts: " + "; ".join(f"{c} x{n}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]))
+                    if causes else ", no failed attempt"))
         return result
 
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
