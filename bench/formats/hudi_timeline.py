@@ -17,7 +17,7 @@ from bench.core.storage import Files
 
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
 _INSTANT = re.compile(r"^(\d+)(?:_(\d+))?\.([a-z_]+)(?:\.(requested|inflight))?$")
-_COMMIT_INFLIGHT = re.compile(r"^(\d+)\.inflight$")  # layout 1 names a commit's inflight file without the action
+_COMMIT_INFLIGHT = re.compile(r"^(\d+)\.inflight$")  # both layouts name a commit's inflight file without the action
 _BASE_FILE = re.compile(r"^(?P<file_id>.+)_(?P<token>\d+-\d+-\d+)_(?P<instant>\d+)\.(parquet|orc|hfile)$")
 _LOG_FILE = re.compile(r"^\.(?P<file_id>.+)_(?P<instant>\d+)\.log\.(?P<version>\d+)(?:_(?P<token>[\d-]+))?$")
 
@@ -67,11 +67,11 @@ def instants(table_dir: Path | str | Files) -> list[Instant]:
                 or "." not in path.name:
             continue
         match = _INSTANT.match(path.name)
-        if match:
+        if _COMMIT_INFLIGHT.match(path.name):  # before _INSTANT, which would read "inflight" as a completed action
+            out.append(Instant(path.name.split(".")[0], "commit", "INFLIGHT", None, path))
+        elif match:
             requested, completed, action, state = match.groups()
             out.append(Instant(requested, action, (state or "completed").upper(), completed, path))
-        elif _COMMIT_INFLIGHT.match(path.name):
-            out.append(Instant(path.name.split(".")[0], "commit", "INFLIGHT", None, path))
     order = {"REQUESTED": 0, "INFLIGHT": 1, "COMPLETED": 2}
     return sorted(out, key=lambda i: (i.requested, order[i.state]))
 

@@ -111,3 +111,18 @@ def test_archived_instants_join_the_history(tmp_path):
         ("20260101000001000", True, "w0b0#1", 2), ("20260101000003000", False, None, None),
         ("20260101000005000", True, "w1b0#1", 0), ("20260101000007000", True, "w0b1#1", 2)]
     assert tl.archived_instants(tmp_path / "elsewhere") == []
+
+
+def test_a_copy_on_write_commits_inflight_file_is_its_inflight_state(tmp_path):
+    """Hudi names a commit's inflight file ``<instant>.inflight`` in both layouts (seen on a 1.1.1 COPY_ON_WRITE table):
+    read as an action of its own it tied with the completed commit, and the history lost that commit at random."""
+    timeline = tmp_path / ".hoodie" / "timeline"
+    timeline.mkdir(parents=True)
+    for name in ("20261127090610690.commit.requested", "20261127090610690.inflight",
+                 "20261127090610690_20261127090615638.commit", "20261127090617859.commit.requested",
+                 "20261127090617859.inflight"):
+        (timeline / name).write_text("")
+    seen = [(i.requested, i.action, i.state) for i in tl.instants(tmp_path)]
+    assert seen == [("20261127090610690", "commit", "REQUESTED"), ("20261127090610690", "commit", "INFLIGHT"),
+                    ("20261127090610690", "commit", "COMPLETED"), ("20261127090617859", "commit", "REQUESTED"),
+                    ("20261127090617859", "commit", "INFLIGHT")]
