@@ -120,6 +120,16 @@ def test_the_claims_give_the_failed_attempts_by_cause():
     ice.info["failure_causes"] = {"its starting snapshot was expired before it committed": 1}
     found = {c["claim"]: c for c in writers.claims(_run(nbcc, older, ice))}
     assert found[writers.CLAIMS[1]]["measured"].endswith(
-        "failed attempts by cause: another application ran the same clean instant x3; 2 without a recorded cause (older runs)")
+        "failed attempts by cause: another application ran the same clean instant x3; 2 without a recorded cause (older "
+        "runs); writers clean: –")
     assert "iceberg: 0 batches failed, 1 conflicts, services 3 / 1, failed attempts by cause: its starting snapshot was " \
            "expired before it committed x1" in found[writers.CLAIMS[2]]["measured"]
+
+
+def test_the_table_says_whether_hudis_writers_clean_after_their_commits():
+    default, service_only, iceberg = (_race("hudi-mor", "nbcc", "processes", 0, []), _race("hudi-mor", "nbcc", "processes", 0, []),
+                                      _race("iceberg-mor", "default", "processes", 0, []))
+    default.info["coordination"] = {"settings": [{"scope": "concurrency", "key": "hoodie.clean.automatic", "value": "true"}]}
+    service_only.info["coordination"] = {"settings": [{"scope": "concurrency", "key": "hoodie.clean.automatic", "value": "false"}]}
+    frame = writers.races(_run(default, service_only, iceberg))
+    assert list(frame["writers clean"]) == ["yes", "no (the table service only)", "–"]

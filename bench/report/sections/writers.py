@@ -29,6 +29,7 @@ def races(run: load.Run) -> pd.DataFrame:
             "services ok / lost": f"{x['services_committed']} / {x['services_failed']}",
             "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x["conflict_classes"].items()) or "–",
             "why attempts failed": causes(x),
+            "writers clean": writers_clean(x),
             "invariants": "hold" if not x["violations"] else f"{len(x['violations'])} violated",
             "engines checked": ", ".join(e for e, v in engines.items() if v.get("read") == "reads") or "–",
             "increments lost to merging": sum(v.get("checks", {}).get("each_acknowledged_batch_once", {})
@@ -47,6 +48,16 @@ def violations(run: load.Run) -> pd.DataFrame:
 
 
 EVIDENCE_CHARS = 600
+
+
+def writers_clean(x: dict) -> str:
+    """Whether each writer also cleans after its commits (Hudi's default) or leaves it to the table service
+    (``--param writer_inline_clean=0``): the setting Hudi's after-commit failures depend on; "–" where the format has
+    no such setting."""
+    for s in (x.get("coordination") or {}).get("settings") or []:
+        if s.get("key") == "hoodie.clean.automatic":
+            return "yes" if str(s.get("value")).lower() == "true" else "no (the table service only)"
+    return "–"
 
 
 def causes(x: dict) -> str:
@@ -156,7 +167,8 @@ def claims(run: load.Run) -> list[dict]:
                     "measured": f"{int(nbcc.committed.sum())} of {int(nbcc.batches.sum())} batches committed, "
                                 f"{int(nbcc.conflicts.sum())} conflicts; {int(nbcc['increments lost to merging'].sum())} "
                                 "increments lost to event-time merging (concurrent read-modify-writes keep one); "
-                                + _causes(run, lambda x: x["control"] == "nbcc" and x["overlap"] == "same_keys")})
+                                + _causes(run, lambda x: x["control"] == "nbcc" and x["overlap"] == "same_keys")
+                                + "; writers clean: " + ", ".join(sorted(set(nbcc["writers clean"])))})
     hudi = frame[frame.configuration == "hudi-mor"]
     ice = frame[frame.configuration.isin(["iceberg-mor", "iceberg-dv"])]
     if hudi.empty or ice.empty:
