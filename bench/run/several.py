@@ -10,6 +10,7 @@ import dataclasses
 import json
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -100,15 +101,14 @@ class SeveralWriters:
         """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
         result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
                       RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
-        causes: dict[str, int] = {}
         for batch in result.batches:
             for failure in batch["failures"]:
-                failure["cause"] = cause = self.fmt.failure_cause(failure)
-                causes[cause] = causes.get(cause, 0) + 1
+                failure["cause"] = self.fmt.failure_cause(failure)
+        causes = failure_causes(result.batches)
         committed = sum(bool(b.get("committed")) for b in result.batches)
         progress(f"{self.fmt.config_id}: {committed} of {len(result.batches)} batches committed in {result.wall_s:.0f} s"
-                 + (", failed attempts: " + "; ".join(f"{c} x{n}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]))
-                    if causes else ", no failed attempt"))
+                 + (", failed attempts: " + "; ".join(f"{c} x{n}" for c, n in causes.items()) if causes else
+                    ", no failed attempt"))
         return result
 
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
@@ -206,6 +206,11 @@ def summarize_races(raced: list[tuple[RaceResult, dict[str, Any]]], writers: int
             "evidence": [checked["evidence"] for _, checked in raced if checked.get("evidence")]}
 
 
+def failure_causes(batches: list[dict[str, Any]]) -> dict[str, int]:
+    """The batches' failed attempts counted by cause (``SeveralWriters.race`` gives each one), most first."""
+    return dict(Counter(f.get("cause", "not recorded") for b in batches for f in b["failures"]).most_common())
+
+
 def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
     """Per writer and in all: batches attempted, committed, failed by conflict (by exception class), retried, the
     time to commit, committed rows per second of the race."""
@@ -221,12 +226,10 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
                            "commit_seconds_median": float(np.median([b["seconds"] for b in committed])) if committed else None,
                            "rows_committed": rows})
     classes: dict[str, int] = {}
-    causes: dict[str, int] = {}
     for b in result.batches:
         for f in b["failures"]:
             name = f.get("root_cause") or f["class"]
             classes[name] = classes.get(name, 0) + 1
-            causes[f.get("cause", "not recorded")] = causes.get(f.get("cause", "not recorded"), 0) + 1
     committed_rows = sum(p["rows_committed"] for p in per_writer)
     attempts = sum(b["attempts"] for b in result.batches)
     return {"per_writer": per_writer, "batches_attempted": sum(p["batches_attempted"] for p in per_writer),
@@ -234,7 +237,7 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
             "batches_failed": sum(p["batches_failed"] for p in per_writer), "commit_attempts": attempts,
             "conflicts": sum(p["conflicts"] for p in per_writer), "conflict_rate": (sum(p["conflicts"] for p in per_writer) / attempts) if attempts else 0.0,
             "retries": sum(p["retries"] for p in per_writer), "conflict_classes": classes,
-            "failure_causes": dict(sorted(causes.items(), key=lambda kv: -kv[1])),
+            "failure_causes": failure_causes(result.batches),
             "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,
             "race_wall_s": result.wall_s, "startup_s": result.startup_s, "writers_started": result.writers_started,
             "services": result.services, "services_committed": sum(bool(s.get("committed")) for s in result.services),

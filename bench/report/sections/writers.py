@@ -67,7 +67,12 @@ def causes(x: dict) -> str:
         return "–"
     if "failure_causes" not in x:
         return "not recorded (an older run)"
-    return "; ".join(f"{cause} x{n}" for cause, n in x["failure_causes"].items())
+    return _listed(x["failure_causes"])
+
+
+def _listed(counts: dict[str, int]) -> str:
+    """``cause xN`` for each cause, most first."""
+    return "; ".join(f"{cause} x{n}" for cause, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def interval(summary: dict) -> str:
@@ -135,7 +140,7 @@ def _causes(run: load.Run, wanted) -> str:
             older += x["conflicts"]
         for cause, n in (x.get("failure_causes") or {}).items():
             total[cause] = total.get(cause, 0) + n
-    text = "; ".join(f"{c} x{n}" for c, n in sorted(total.items(), key=lambda kv: -kv[1]))
+    text = _listed(total)
     if older:
         text += ("; " if text else "") + f"{older} without a recorded cause (older runs)"
     return f"failed attempts by cause: {text}" if text else "no failed attempt"
