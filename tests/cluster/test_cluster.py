@@ -20,7 +20,8 @@ ARGS = (HOTFIX, "--scale", "tiny", "--formats", "iceberg", "--routes", "join,pru
 
 
 # A local tiny run's record of this same hotfix (Iceberg, routes join and pruned) to compare with, instead of running
-# it again: CI points here the run `make test` just made (test-artifacts/e2e.json), one JVM and ~100 CPU-s fewer
+# it again: CI points here the Iceberg lane of the tiny run `make test` is making (test-artifacts/e2e-0.json, recorded
+# while its Hudi lane still runs), one JVM and ~100 CPU-s fewer
 BASELINE_ENV = "COWMOR_CLUSTER_BASELINE"
 PATH_COPIES = 3  # at most, how often a delete file holds a data file's path
 
