@@ -18,7 +18,7 @@ from bench.formats.base import (
     TableRef,
     key_equalities,
 )
-from bench.formats.loading import one_task_per_input_file
+from bench.formats.loading import in_source_order, one_task_per_input_file
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -83,7 +83,7 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
         spark.sql(f"CREATE TABLE {self._ident(table)} ({data._jdf.schema().toDDL()}) USING delta "
                   f"PARTITIONED BY ({partition_by}) TBLPROPERTIES ({props})")
         with one_task_per_input_file(spark):
-            data.write.format("delta").mode("append").save(str(table.location))
+            in_source_order(data, partition_by).write.format("delta").mode("append").save(str(table.location))
         return table
 
     def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
