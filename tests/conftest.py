@@ -117,7 +117,7 @@ def only_violations_failed(record: dict) -> bool:
 def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict:
     """One run record (and run folder) from runs of disjoint families: benchmarks, outcomes and time added up,
     the environment's per-family and per-engine parts united; its log and record also kept as CI's artifacts
-    (``name``.log, ``name``.json: CI's cluster test compares with the tiny run's local hotfix)."""
+    (``name``.log, ``name``.json, published whole)."""
     records = [r for r in records if "json" in r]  # a process whose families all skipped (no jars here) measured nothing
     datas = [r["json"] for r in records]
     merged = json.loads(json.dumps(datas[0]))
@@ -150,18 +150,18 @@ def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict
     stdout = "\n".join(r["stdout"] for r in records)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / f"{name}.log").write_text(stdout)
-    (ARTIFACTS / f"{name}.json").write_text(record)
+    publish_record(record, name)
     return {"returncode": max(r["returncode"] for r in records), "stdout": stdout, "stderr": "", "run_dir": run_dir,
             "json": merged}
 
 
-def publish_lane_record(record: dict, name: str) -> None:
-    """A lane's record in CI's artifacts as soon as the lane ends (written whole, then renamed into place, so a
-    reader polling for the file never sees half of it): `.ci/run` starts the cluster test, which compares with the
-    local Iceberg hotfix, from lane 0's record while the Hudi lane still runs and leaves a core idle."""
+def publish_record(record: str, name: str) -> None:
+    """A run record in CI's artifacts as ``name``.json, written whole and then renamed into place, so a reader
+    polling for it never sees half of it: `.ci/run` starts the cluster test from lane 0's record (``e2e-0``) while
+    the Hudi lane still runs and leaves a core idle; ``e2e`` is the whole tiny run's, merged from its lanes."""
     ARTIFACTS.mkdir(exist_ok=True)
     partial = ARTIFACTS / f".{name}.json.partial"
-    partial.write_text(json.dumps(record["json"]))
+    partial.write_text(record)
     partial.replace(ARTIFACTS / f"{name}.json")
 
 
@@ -195,7 +195,7 @@ class TinyRun:
         record = self._run(str(ROOT / "scenarios"), "--scale", "tiny", "--formats", families, "-k",
                            lane_selection(writers), *warm, run_id=f"e2e-{number}")
         if "json" in record:  # CI starts the cluster test from lane 0's record while the other lane still runs
-            publish_lane_record(record, f"e2e-{number}")
+            publish_record(json.dumps(record["json"]), f"e2e-{number}")
         return record
 
     def result(self) -> dict:
