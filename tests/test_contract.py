@@ -102,6 +102,19 @@ def test_runs_on_different_storage_are_set_side_by_side_and_never_mixed_silently
     assert 'id="storage"' not in alone and "local disk (" in alone
 
 
+def test_runs_made_with_different_spark_settings_are_flagged_but_not_for_their_own_paths(tmp_path):
+    """A point measured with a bigger driver (Hudi at 263 MB files) beside runs made with 2 GB: the summary says
+    which setting differs in which run; a worktree's log4j path or the app's name is no such difference."""
+    conf = {"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "8"}
+    base = write_run(tmp_path, "base", spark_conf=conf | {"spark.driver.extraJavaOptions": "-Dlog4j2=file:/a/x"})
+    moved = write_run(tmp_path, "moved", spark_conf=conf | {"spark.driver.extraJavaOptions": "-Dlog4j2=file:/b/x"})
+    assert "different Spark settings" not in build_report([base, moved], tmp_path / "same").read_text()
+    bigger = write_run(tmp_path, "bigger", spark_conf=conf | {"spark.driver.memory": "6g"})
+    page = build_report([base, bigger], tmp_path / "out").read_text()
+    assert "different Spark settings: spark.driver.memory: base = 2g, bigger = 6g." in page
+    assert "extraJavaOptions" not in page.split("different Spark settings")[1].split("</p>")[0]
+
+
 def test_a_record_is_built_only_from_its_typed_spec():
     from bench.results.contract import SPECS, record
 

@@ -127,6 +127,26 @@ def merge(runs: list[Run]) -> Run:
     return Run(newest.path, data, partial=any(r.partial for r in runs))
 
 
+# settings that name this run's paths, jars, endpoints or credentials: they differ between any two runs and say
+# nothing about how fast Spark ran (the storage itself is compared by storage_label)
+RUN_OWN_SETTINGS = ("spark.app.name", "spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions", "spark.jars",
+                    "spark.hadoop.fs.s3a.")
+
+
+def spark_settings(env: dict) -> dict[str, str]:
+    """The Spark settings a run's timings depend on (sizing, planning, compression), as recorded."""
+    conf = (env.get("spark") or {}).get("conf") or {}
+    return {k: str(v) for k, v in conf.items() if not k.startswith(RUN_OWN_SETTINGS)}
+
+
+def settings_that_differ(runs: list[Run]) -> dict[str, dict[str, str]]:
+    """Each Spark setting recorded with different values across ``runs``: setting -> run id -> value ("unset")."""
+    settings = {r.run_id: spark_settings(r.environment) for r in runs}
+    keys = sorted(set().union(*settings.values())) if settings else []
+    return {k: {run_id: s.get(k, "unset") for run_id, s in settings.items()} for k in keys
+            if len({s.get(k, "unset") for s in settings.values()}) > 1}
+
+
 def storage_label(env: dict) -> str:
     """Which storage the timings were taken on: they hold for that storage (and delay) only."""
     storage = env.get("storage") or {"kind": "local disk"}
