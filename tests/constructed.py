@@ -49,7 +49,7 @@ def record(config_id: str, family: str, mode: str, operation: str, seconds: list
 def write_run(folder: Path, run_id: str, matrix: dict[str, tuple[str, str, bool]] | None = None,
               operations: tuple[str, ...] = ("update", "compaction"), engines: tuple[str, ...] = ("spark",),
               outcome: str = "passed", speed: float = 1.0, storage: dict[str, Any] | None = None,
-              spark_conf: dict[str, str] | None = None) -> Path:
+              spark_conf: dict[str, str] | None = None, workspace: str = "/work/.cowmor-work") -> Path:
     """A complete run folder: benchmark.json, environment.json and outcomes.json (on an object store with
     ``storage``: every operation then carries made-up request counts; ``spark_conf``: Spark's recorded settings)."""
     matrix = matrix or DEFAULT_MATRIX
@@ -70,7 +70,7 @@ def write_run(folder: Path, run_id: str, matrix: dict[str, tuple[str, str, bool]
                                for c, (f, m, mor) in matrix.items()},
                    "formats": {f: {"status": "available", "artifacts": [f"org.example:{f}:1.0"]} for f, _, _ in matrix.values()},
                    "engines": {e: {"status": "available", "version": e} for e in engines},
-                   "storage": storage or {"kind": "local disk"},
+                   "storage": storage or {"kind": "local disk"}, "workspace": workspace,
                    "spark": {"master": "local[*]", "conf": spark_conf or {"spark.driver.memory": "2g"}}}
     run_dir = folder / run_id
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -104,14 +104,18 @@ def test_runs_on_different_storage_are_set_side_by_side_and_never_mixed_silently
 
 def test_runs_made_with_different_spark_settings_are_flagged_but_not_for_their_own_paths(tmp_path):
     """A point measured with a bigger driver (Hudi at 263 MB files) beside runs made with 2 GB: the summary says
-    which setting differs in which run; a worktree's log4j path or the app's name is no such difference."""
+    which setting differs in which run; a worktree's log4j path, the app's name or another workspace on the same
+    disk is no such difference."""
     conf = {"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "8"}
-    base = write_run(tmp_path, "base", spark_conf=conf | {"spark.driver.extraJavaOptions": "-Dlog4j2=file:/a/x"})
-    moved = write_run(tmp_path, "moved", spark_conf=conf | {"spark.driver.extraJavaOptions": "-Dlog4j2=file:/b/x"})
-    assert "different Spark settings" not in build_report([base, moved], tmp_path / "same").read_text()
+    base = write_run(tmp_path, "base", spark_conf=conf | {"spark.driver.extraJavaOptions": "-Dlog4j2=file:/a/x"},
+                     workspace="/a/.cowmor-work")
+    moved = write_run(tmp_path, "moved", spark_conf=conf | {"spark.driver.extraJavaOptions": "-Dlog4j2=file:/b/x"},
+                      workspace="/b/.cowmor-work")
+    same = build_report([base, moved], tmp_path / "same").read_text()
+    assert "different Spark settings" not in same and "measured on different storage" not in same
     bigger = write_run(tmp_path, "bigger", spark_conf=conf | {"spark.driver.memory": "6g"})
     page = build_report([base, bigger], tmp_path / "out").read_text()
-    assert "different Spark settings: spark.driver.memory: base = 2g, bigger = 6g." in page
+    assert "different Spark settings: spark.driver.memory: 2g in base, 6g in bigger." in page
     assert "extraJavaOptions" not in page.split("different Spark settings")[1].split("</p>")[0]
 
 

@@ -139,12 +139,27 @@ def spark_settings(env: dict) -> dict[str, str]:
     return {k: str(v) for k, v in conf.items() if not k.startswith(RUN_OWN_SETTINGS)}
 
 
-def settings_that_differ(runs: list[Run]) -> dict[str, dict[str, str]]:
-    """Each Spark setting recorded with different values across ``runs``: setting -> run id -> value ("unset")."""
+def settings_that_differ(runs: list[Run]) -> dict[str, dict[str, list[str]]]:
+    """Each Spark setting recorded with different values across ``runs``: setting -> value ("unset") -> run ids."""
     settings = {r.run_id: spark_settings(r.environment) for r in runs}
-    keys = sorted(set().union(*settings.values())) if settings else []
-    return {k: {run_id: s.get(k, "unset") for run_id, s in settings.items()} for k in keys
-            if len({s.get(k, "unset") for s in settings.values()}) > 1}
+    differ: dict[str, dict[str, list[str]]] = {}
+    for key in sorted(set().union(*settings.values())) if settings else []:
+        values: dict[str, list[str]] = {}
+        for run_id, s in settings.items():
+            values.setdefault(s.get(key, "unset"), []).append(run_id)
+        if len(values) > 1:
+            differ[key] = values
+    return differ
+
+
+def storage_kind(env: dict) -> str:
+    """The storage as timings depend on it (local disk, an object store, its added latency per request), not where
+    on it the workspace was: runs from two checkouts on one disk were measured on the same storage."""
+    storage = env.get("storage") or {"kind": "local disk"}
+    if storage.get("kind") == "local disk":
+        return "local disk"
+    delay = storage.get("delay_ms_per_request") or 0
+    return f"object store +{delay:g} ms/request" if delay else "object store"
 
 
 def storage_label(env: dict) -> str:

@@ -20,14 +20,6 @@ SCENARIO = "payments_hotfix"
 READ_PHASE = {"update": "after", "compaction": "after_compaction"}
 
 
-def short_label(env: dict) -> str:
-    storage = env.get("storage") or {"kind": "local disk"}
-    if storage.get("kind") == "local disk":
-        return "local disk"
-    delay = storage.get("delay_ms_per_request") or 0
-    return f"object store +{delay:g} ms/request" if delay else "object store"
-
-
 def _requests(op) -> str:
     if pd.isna(getattr(op, "req_total", None)):
         return "–"
@@ -69,7 +61,7 @@ def per_route(labelled: list[tuple[str, load.Run]]) -> pd.DataFrame | None:
 
 
 def section_storage(runs: list[load.Run], out: Path) -> str:
-    labelled = [(short_label(r.environment), r) for r in runs]
+    labelled = [(load.storage_kind(r.environment), r) for r in runs]
     if len({label for label, _ in labelled}) < 2:
         return ""
     rows: list[dict] = []

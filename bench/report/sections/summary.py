@@ -61,14 +61,14 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
                   "recommendation' has the model and its inputs."),
             "<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured"),
             "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
-    if len({load.storage_label(r.environment) for r in runs}) > 1:
+    if len({load.storage_kind(r.environment) for r in runs}) > 1:
         body.insert(0, '<p class="warn">These runs were measured on different storage: '
                     + html.escape("; ".join(f"{r.run_id} = {load.storage_label(r.environment)}" for r in runs))
                     + ". Their timings do not compare; bytes and files do.</p>")
     differ = load.settings_that_differ(runs)
     if differ:
         body.insert(0, '<p class="warn">These runs were made with different Spark settings: ' + html.escape("; ".join(
-            f"{key}: " + ", ".join(f"{run_id} = {value}" for run_id, value in values.items())
+            f"{key}: " + ", ".join(f"{value} in {', '.join(run_ids)}" for value, run_ids in values.items())
             for key, values in differ.items())) + ". Their timings compare with care; bytes and files do.</p>")
     if len({r.scale for r in runs}) > 1:
         body.insert(0, '<p class="warn">These runs were made at different scales: '
