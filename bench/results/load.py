@@ -128,7 +128,7 @@ def merge(runs: list[Run]) -> Run:
 
 
 # settings that name this run's paths, jars, endpoints or credentials: they differ between any two runs and say
-# nothing about how fast Spark ran (the storage itself is compared by storage_label)
+# nothing about how fast Spark ran (the storage itself is compared by storage_kind)
 RUN_OWN_SETTINGS = ("spark.app.name", "spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions", "spark.jars",
                     "spark.hadoop.fs.s3a.")
 
