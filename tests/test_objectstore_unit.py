@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.server
 import shutil
 import threading
-import time
 import urllib.request
 
 import pyarrow.fs as pafs
@@ -33,10 +32,10 @@ def test_a_started_server_counts_requests_by_kind_and_stops(tmp_path):
         fs.get_file_info(pafs.FileSelector(f"{objectstore.BUCKET}/t"))
         # the server updates its counters after it answers: read them until both requests show (a CI run under load
         # read them before the LIST had landed), for at most 30 s
-        deadline, after = time.monotonic() + 30, store.requests()
-        while not (after["PUT"] > before["PUT"] and after["LIST"] > before["LIST"]) and time.monotonic() < deadline:
-            time.sleep(0.2)
-            after = store.requests()
+        def counted():
+            now = store.requests()
+            return now if now["PUT"] > before["PUT"] and now["LIST"] > before["LIST"] else None
+        after = daemons.poll(counted, timeout=30) or store.requests()
         assert after["PUT"] - before["PUT"] >= 1 and after["LIST"] - before["LIST"] >= 1
         assert store.spark_conf()["spark.hadoop.fs.s3a.endpoint"] == store.endpoint
         assert store.environ()["AWS_ENDPOINT_URL"] == store.endpoint
