@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.core.ledger import LEDGER, PROBES
 from bench.measure.rounds import Rounds, adaptive_pedantic, measured
 from bench.workload.datagen import HOTFIX_STATUS
 from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
@@ -36,6 +37,7 @@ def hotfix(payments, cowmor):
             "logical_bytes": len(keys) * payments.bytes_per_row}
 
 
+@LEDGER.charged(PROBES)
 def verify_hotfix(lab, table, hotfix, payments) -> dict:
     """Exactly the N target rows carry the new status and the row count is unchanged."""
     rel = lab.fmt.relation(lab.spark, table)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.core.ledger import DATA, OPERATIONS, OTHER, READS, RESET, Ledger, describe
+from bench.core.ledger import DATA, OPERATIONS, OTHER, PROBES, RACES, READS, RESET, Ledger, describe
 from bench.run.plugin import progress_prefix
 
 
@@ -35,6 +35,27 @@ def test_nested_time_is_charged_to_the_inner_category_only():
     assert sum(b["seconds"].values()) == pytest.approx(b["wall_s"])
     assert b["cpu_s"] == 12
     assert describe(b).startswith("wall 8s (CPU 12s: 1.5 cores busy), measured 75% — measured operations 3s (38%)")
+
+
+def test_a_charged_function_is_charged_on_every_call_and_still_returns_and_raises():
+    clock = FakeClock()
+    ledger = Ledger(clock, FakeClock())
+
+    @ledger.charged(PROBES)
+    def probe(seconds: float) -> float:
+        clock.now += seconds
+        if seconds < 0:
+            raise ValueError("no")
+        return seconds
+
+    with ledger.spend(RACES):  # a probe inside a race: the race is charged only its own time
+        clock.now += 1
+        assert probe(2) == 2
+    with pytest.raises(ValueError):
+        probe(-0.5)
+    assert probe.__name__ == "probe"
+    b = ledger.breakdown()
+    assert b["seconds"][PROBES] == 1.5 and b["seconds"][RACES] == 1 and b["seconds"][OTHER] == 0
 
 
 def test_restart_and_unknown_category():

@@ -9,9 +9,13 @@ is near cores x wall is bound by the machine, and running more beside it only st
 from __future__ import annotations
 
 import contextlib
+import functools
 import resource
 import time
 from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def cpu_seconds() -> float:
@@ -19,10 +23,10 @@ def cpu_seconds() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
-OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP = (
+OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP, PROBES, RACES = (
     "measured operations", "measured reads", "second-engine reads", "table setup", "table resets", "data generation",
-    "JVM starts", "warm-up")
-CATEGORIES = (OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP)
+    "JVM starts", "warm-up", "probes and answer checks", "several writers' races")
+CATEGORIES = (OPERATIONS, READS, SECOND_READS, SETUP, RESET, DATA, JVM, WARM_UP, PROBES, RACES)
 MEASURED = (OPERATIONS, READS, SECOND_READS)
 OTHER = "everything else"
 
@@ -52,6 +56,16 @@ class Ledger:
             self.seconds[category] += elapsed - frame[2]
             if self._stack:
                 self._stack[-1][2] += elapsed
+
+    def charged(self, category: str) -> Callable[[F], F]:
+        """A function whose every call is charged to ``category`` (``spend`` as a decorator)."""
+        def wrap(fn: F) -> F:
+            @functools.wraps(fn)
+            def run(*args: Any, **kwargs: Any) -> Any:
+                with self.spend(category):
+                    return fn(*args, **kwargs)
+            return cast(F, run)
+        return wrap
 
     def elapsed(self) -> float:
         return self.clock() - self.started

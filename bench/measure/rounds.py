@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.core import requests, uncertainty
-from bench.core.ledger import LEDGER, OPERATIONS
+from bench.core.ledger import LEDGER, OPERATIONS, PROBES
 from bench.exceptions import WrongAnswer
 from bench.formats.base import DATA
 from bench.measure.anatomy import anatomy
@@ -92,14 +92,19 @@ class Observation:
     def start(cls, fmt: TableFormat, table: TableRef) -> Observation:
         """Listed and marked first, then Spark's queries so far and the request counter read last: the probe's own
         requests and queries are not counted."""
-        observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
-        observation.scans = ScanWatch.start()
-        observation.requests_before = requests.snapshot()
+        with LEDGER.spend(PROBES):
+            observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+            observation.scans = ScanWatch.start()
+            observation.requests_before = requests.snapshot()
         return observation
 
     def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
         """Bytes and files from the filesystem and from the format's metadata, write amplification, and the
         object-store requests the operation made (counted before this method lists anything)."""
+        with LEDGER.spend(PROBES):
+            return self._finish(logical_bytes)
+
+    def _finish(self, logical_bytes: float | None) -> dict[str, Any]:
         made = requests.since(self.requests_before)
         located = self.scans.finish() if self.scans is not None else None
         after = list_files(self.table.location)
@@ -165,6 +170,12 @@ def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_
     Raises:
         WrongAnswer: a missing, extra or different row.
     """
+    with LEDGER.spend(PROBES):
+        return _verify_rows(spark, relation, expected, key, changed_keys, total_rows, columns)
+
+
+def _verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_keys: list[int], total_rows: int,
+                 columns: tuple[str, ...]) -> dict[str, Any]:
     count = spark.sql(f"SELECT COUNT(*) FROM {relation}").collect()[0][0]
     if count != total_rows:
         raise WrongAnswer(f"{relation}: {count} rows, expected {total_rows}")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bench.core import uncertainty
+from bench.core.ledger import LEDGER, RACES
 from bench.core.storage import Files, is_local
 from bench.exceptions import NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
@@ -51,6 +52,7 @@ class SeveralWriters:
     settings: list[Setting]
 
     @classmethod
+    @LEDGER.charged(RACES)
     def prepare(cls, lab: Lab, kind: str, control: str, files_per_partition: int) -> SeveralWriters:
         """Raises:
             NotSupported: the configuration has no such control, or writers in separate applications are not safe.
@@ -75,6 +77,7 @@ class SeveralWriters:
         return {"kind": self.kind, "control": self.control, "settings": [vars(s) for s in self.settings],
                 "servers": coordination.record() if coordination else {}}
 
+    @LEDGER.charged(RACES)
     def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, set[str]]:
         """A fresh table from the base data, the ``contention``'s deleted keys deleted; also its history's commits then."""
         spark, fmt = self.lab.spark, self.fmt
@@ -97,6 +100,7 @@ class SeveralWriters:
                 spark.conf.set(s.key, s.value)
         return table, {e.id for e in fmt.history(spark, table)}
 
+    @LEDGER.charged(RACES)
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
         """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
         result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
@@ -111,6 +115,7 @@ class SeveralWriters:
                     ", no failed attempt"))
         return result
 
+    @LEDGER.charged(RACES)
     def check(self, table: TableRef, data: PaymentsData, contention: Contention, result: RaceResult,
               history_before: set[str]) -> dict[str, Any]:
         """The invariants on every engine, the answer before and after a last table service, and the history."""
