@@ -90,7 +90,10 @@ def test_runs_on_different_storage_are_set_side_by_side_and_never_mixed_silently
                                                             "delay_ms_per_request": 0.0})
     delayed = write_run(tmp_path, "on-s3-20ms", speed=4.0, storage={"kind": "seaweedfs 4.48", "requests_counted": True,
                                                                     "delay_ms_per_request": 20.0})
-    page = build_report([local, s3, delayed], tmp_path / "out").read_text()
+    also_local = write_run(tmp_path, "also-local", workspace="/elsewhere/.cowmor-work")
+    page = build_report([local, also_local, s3, delayed], tmp_path / "out").read_text()
+    assert ("measured on different storage: local disk in on-local, also-local; object store in on-s3; "
+            "object store +20 ms/request in on-s3-20ms.") in page  # grouped by storage, not one run at a time
     section = page.split('<section id="storage">')[1].split("</section>")[0]
     assert "Storage: local disk and object store" in page and 'alt="update by storage"' in section
     for label in ("local disk", "object store", "object store +20 ms/request"):

@@ -162,6 +162,14 @@ def storage_kind(env: dict) -> str:
     return f"object store +{delay:g} ms/request" if delay else "object store"
 
 
+def runs_by_storage(runs: list[Run]) -> dict[str, list[str]]:
+    """Run ids per storage kind (``storage_kind``), in the runs' order."""
+    kinds: dict[str, list[str]] = {}
+    for r in runs:
+        kinds.setdefault(storage_kind(r.environment), []).append(r.run_id)
+    return kinds
+
+
 def storage_label(env: dict) -> str:
     """Which storage the timings were taken on: they hold for that storage (and delay) only."""
     storage = env.get("storage") or {"kind": "local disk"}

@@ -61,9 +61,10 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
                   "recommendation' has the model and its inputs."),
             "<h3>Verdicts</h3>", _table(verdicts) if not verdicts.empty else _note("nothing measured"),
             "<h3>Configurations</h3>", _table(status) if not status.empty else _note("no configuration recorded")]
-    if len({load.storage_kind(r.environment) for r in runs}) > 1:
-        body.insert(0, '<p class="warn">These runs were measured on different storage: '
-                    + html.escape("; ".join(f"{r.run_id} = {load.storage_label(r.environment)}" for r in runs))
+    storages = load.runs_by_storage(runs)
+    if len(storages) > 1:
+        body.insert(0, '<p class="warn">These runs were measured on different storage: ' + html.escape("; ".join(
+            f"{kind} in {', '.join(run_ids)}" for kind, run_ids in storages.items()))
                     + ". Their timings do not compare; bytes and files do.</p>")
     differ = load.settings_that_differ(runs)
     if differ:
