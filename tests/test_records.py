@@ -387,3 +387,15 @@ def test_an_existing_run_id_is_refused(tmp_path, capsys):
 def test_no_recorded_figure_is_nan_after_the_contract(tmp_path):
     frame = pd.concat([history.rows(load_run(write_run(tmp_path, "r")))])
     assert all(math.isfinite(v) for v in frame.value)
+
+
+def test_a_failure_whose_jvm_died_names_why_in_its_recorded_reason():
+    """Hudi's record index at 263 MB files with a 6 GB driver: py4j said only "<exception str() failed>"."""
+    from bench.run.plugin import jvm_death
+
+    stderr = ("19:20:01 WARN x: slow\nException in thread \"Spark Context Cleaner\" java.lang.OutOfMemoryError: "
+              "Java heap space\n\tat java.base/java.lang.Thread.run(Thread.java:840)\n")
+    assert jvm_death(stderr) == ("; the Spark JVM printed java.lang.OutOfMemoryError: Java heap space "
+                                 "(give the driver more with --driver-memory)")
+    assert jvm_death("java.lang.StackOverflowError\n") == "; the Spark JVM printed java.lang.StackOverflowError"
+    assert jvm_death("") == jvm_death("all well") == ""

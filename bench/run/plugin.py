@@ -6,6 +6,7 @@ right family, an adapter and the base data; the scenario does the measuring.
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
 from typing import TYPE_CHECKING, Any
@@ -144,6 +145,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         bench_session.json = None  # nothing will be measured (unit tests): no results folder, no warning
 
 
+JVM_FATAL = re.compile(r"java\.lang\.(?:OutOfMemoryError|StackOverflowError|InternalError)[^\n]*")
+
+
+def jvm_death(stderr: str) -> str:
+    """Why the Spark JVM died, from what it printed during the test: py4j then reports only a lost connection or
+    "<exception str() failed>", so without this the recorded reason never names the cause."""
+    fatal = JVM_FATAL.search(stderr or "")
+    if not fatal:
+        return ""
+    advice = " (give the driver more with --driver-memory)" if "OutOfMemoryError" in fatal.group(0) else ""
+    return f"; the Spark JVM printed {fatal.group(0).strip()}{advice}"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Record every configuration's outcome (and skip reason) as it happens; nothing is lost on a crash."""
@@ -162,7 +176,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         entry["reason"] = report.longrepr[2].removeprefix("Skipped: ")
     elif report.failed:
         crash = getattr(report.longrepr, "reprcrash", None)
-        entry["reason"] = crash.message if crash else str(report.longrepr)[-500:]
+        entry["reason"] = (crash.message if crash else str(report.longrepr)[-500:]) + jvm_death(report.capstderr)
     outcomes = item.config.stash[OUTCOMES_KEY]
     outcomes[report.nodeid] = entry
     item.config.stash[SESSION_KEY].write_json("outcomes.json", list(outcomes.values()))
