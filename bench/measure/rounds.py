@@ -37,10 +37,7 @@ def timed(fn: Callable[..., Any], *args: Any, category: str = OPERATIONS) -> tup
 
 def measured(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` charged to the ledger's measured operations (for ``benchmark.pedantic`` targets)."""
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with LEDGER.spend(OPERATIONS):
-            return fn(*args, **kwargs)
-    return run
+    return LEDGER.charged(OPERATIONS)(fn)
 
 
 @dataclass(frozen=True)
@@ -89,22 +86,19 @@ class Observation:
     scans: ScanWatch | None = None
 
     @classmethod
+    @LEDGER.charged(PROBES)
     def start(cls, fmt: TableFormat, table: TableRef) -> Observation:
         """Listed and marked first, then Spark's queries so far and the request counter read last: the probe's own
         requests and queries are not counted."""
-        with LEDGER.spend(PROBES):
-            observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
-            observation.scans = ScanWatch.start()
-            observation.requests_before = requests.snapshot()
+        observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
+        observation.scans = ScanWatch.start()
+        observation.requests_before = requests.snapshot()
         return observation
 
+    @LEDGER.charged(PROBES)
     def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
         """Bytes and files from the filesystem and from the format's metadata, write amplification, and the
         object-store requests the operation made (counted before this method lists anything)."""
-        with LEDGER.spend(PROBES):
-            return self._finish(logical_bytes)
-
-    def _finish(self, logical_bytes: float | None) -> dict[str, Any]:
         made = requests.since(self.requests_before)
         located = self.scans.finish() if self.scans is not None else None
         after = list_files(self.table.location)
@@ -163,6 +157,7 @@ class Rounds:
         return self.records[-1]
 
 
+@LEDGER.charged(PROBES)
 def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_keys: list[int], total_rows: int,
                 columns: tuple[str, ...] = ("status", "amount")) -> dict[str, Any]:
     """The table equals the expected state: the row count, and every changed key's columns exactly.
@@ -170,12 +165,6 @@ def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_
     Raises:
         WrongAnswer: a missing, extra or different row.
     """
-    with LEDGER.spend(PROBES):
-        return _verify_rows(spark, relation, expected, key, changed_keys, total_rows, columns)
-
-
-def _verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_keys: list[int], total_rows: int,
-                 columns: tuple[str, ...]) -> dict[str, Any]:
     count = spark.sql(f"SELECT COUNT(*) FROM {relation}").collect()[0][0]
     if count != total_rows:
         raise WrongAnswer(f"{relation}: {count} rows, expected {total_rows}")
