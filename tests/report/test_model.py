@@ -9,7 +9,7 @@ import pytest
 from bench.exceptions import BadOption
 from bench.report.fitted import ConfigModel
 from bench.report.model import MB, Point, files_touched, fit, held_out, nnls, parse_table, table_drivers
-from bench.report.sections.file_size import user_table
+from bench.report.sections.file_size import table_text, user_table
 
 DRIVERS = ["files_touched", "bytes_in_touched_files"]
 
@@ -96,6 +96,8 @@ def test_a_user_table_gets_a_verdict_with_its_confidence():
     write_heavy = parse_table("ingest:files=4800,file_mb=128,rows_per_update=1200,updates_per_day=100,reads_per_day=1")
     _, verdict, reach = user_table(write_heavy, {"a-cow": cow, "a-mor": mor})
     assert verdict.startswith("a-mor") and reach > 100
+    text = table_text(write_heavy, {"a-cow": cow, "a-mor": mor})  # the terminal's copy says what the model cannot price
+    assert "recommended: a-mor" in text and "not the partitions" in text and "outside the measured range" in text
 
 
 def test_a_new_measurements_interval_is_wider_than_the_coefficients_alone():

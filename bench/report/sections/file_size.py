@@ -72,6 +72,12 @@ def _kind(run: load.Run, config_id: str) -> str:
     return "merge-on-read" if run.matrix.merges_on_read(config_id) else "copy-on-write"
 
 
+# measured at the seed's size (docs/scenarios.md, "hudi-mor on literal keys at the seeds' size")
+PARTITIONS = ("The model prices the files an update touches, not the partitions: its file-size steps keep one file per "
+              "partition. Hudi's update by literal keys also pays per partition touched, so for a table with many "
+              "touched files in each partition its Hudi predictions on that route run high.")
+
+
 def seeds(run: load.Run, fitted: dict[str, ConfigModel]) -> pd.DataFrame:
     """The seeds' update (4,800 files of ~1.25 MB, 1,200 scattered rows) and the same 6 GB in 128 MB files."""
     table_mb = SEED_TABLE["files"] * SEED_TABLE["file_mb"]
@@ -181,7 +187,7 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                   note("Reach: how far the prediction lies beyond the largest measured point (ratio of the driver to its "
                        "largest measured value); far beyond 1x the interval is the model's, not the world's. The seeds' "
                        "figures were measured on their authors' clusters and object stores, these predictions on this "
-                       "machine's local disk: compare the ratios between configurations, not the seconds.")]
+                       "machine's local disk: compare the ratios between configurations, not the seconds. " + PARTITIONS)]
     for t in tables or []:
         frame, verdict, reach = user_table(t, by_route.get(t.route) or fitted)
         if t.route not in by_route:
@@ -191,7 +197,8 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
         parts += [f"<h3>Your table: {html.escape(t.name)}</h3>",
                   note(f"{t.files:,.0f} files of {t.file_mb:g} MB, {t.rows_per_update:,.0f} rows per update, "
                        f"{t.updates_per_day:g} updates and {t.reads_per_day:,.0f} reads a day, compaction every "
-                       f"{t.writes_per_compaction:g} writes, rows found by the {t.route} route. Recommended: {verdict}."),
+                       f"{t.writes_per_compaction:g} writes, rows found by the {t.route} route. Recommended: {verdict}. "
+                       + PARTITIONS),
                   warn, table(frame)]
     return "".join(parts)
 
@@ -204,6 +211,7 @@ def table_text(t: UserTable, fitted: dict[str, ConfigModel]) -> str:
     if not frame.empty:
         lines.append(frame.to_string(index=False))
     lines.append(f"recommended: {verdict}")
+    lines.append(f"note: {PARTITIONS}")
     if reach > 1.5:
         lines.append(f"warning: outside the measured range ({reach:,.0f}x the largest measured point): an extrapolation")
     return "\n".join(lines)
