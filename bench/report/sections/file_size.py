@@ -74,9 +74,9 @@ def _kind(run: load.Run, config_id: str) -> str:
 
 # measured at the seed's size (docs/scenarios.md, "hudi-mor on literal keys at the seeds' size")
 PARTITIONS = ("The model prices the files an update touches, not the partitions: its file-size steps keep one file per "
-              "partition. Hudi's update also pays per partition touched (measured on literal keys), so for a table "
-              "with many touched files in each partition its Hudi predictions run high (at the seeds' size they did on "
-              "both routes measured).")
+              "partition. Hudi's update also pays per partition touched (measured on literal keys and through the "
+              "join), so for a table with many touched files in each partition its Hudi predictions run high (at the "
+              "seeds' size they did on both routes measured).")
 
 
 def seeds(run: load.Run, fitted: dict[str, ConfigModel]) -> pd.DataFrame:
