@@ -103,4 +103,5 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, route, progress
                rows_changed_verified=changed, bytes_in_touched_files=file_bytes * len(touched), table_bytes=data.bytes,
                reads_before=reads_before, reads_after=reads_after, compaction=compaction,
                reads_after_compaction=reads_compacted, workspace_bytes=workspace, workspace_peak_bytes=PEAK["bytes"],
-               target_file_bytes=lab.fmt.target_file_bytes, **lab.located(rounds, len(data.files), len(touched)))
+               target_file_bytes=lab.fmt.target_file_bytes,
+               **lab.located(rounds, len(data.files), len(touched), data.days_holding(keys), data.days))

@@ -84,7 +84,8 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
                rows_targeted=len(hotfix["keys"]), rows_changed_reported=reported, **verified, base=payments.describe(),
                live_files_before=state["live_before"], live_files_after=lab.fmt.live_files(lab.spark, table),
                rounds_plan=plan, reads_before=rounds.records[0]["reads_before"], reads_after=reads_after,
-               **lab.located(rounds, state["live_before"]["data_files"], touched))
+               **lab.located(rounds, state["live_before"]["data_files"], touched, payments.days_holding(hotfix["keys"]),
+                             payments.days))
 
 
 @pytest.mark.merge_on_read

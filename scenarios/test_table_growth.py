@@ -44,4 +44,5 @@ def test_table_growth(benchmark, lab, cowmor, config_id, files_per_day, progress
         label=f"{config_id} {files_total} files ({len(keys)} rows in {files_touched} files)")
     lab.record(benchmark, "table_growth", "update", rounds, param=f"{files_total}files",
                files_total=files_total, rows_total=data.rows, file_bytes_mean=data.bytes / files_total,
-               rows_targeted=len(keys), files_touched=files_touched, rows_changed_verified=changed)
+               rows_targeted=len(keys), files_touched=files_touched, rows_changed_verified=changed,
+               partitions_touched=data.days_holding(keys), table_partitions=data.days)

@@ -45,4 +45,5 @@ def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
         label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
     lab.record(benchmark, "update_sweep", "update", rounds, param=point,
                rows_targeted=len(keys), rows_fraction=len(keys) / payments.rows, files_touched=files_touched,
-               files_total=len(payments.files), rows_changed_verified=changed)
+               files_total=len(payments.files), rows_changed_verified=changed,
+               partitions_touched=payments.days_holding(keys), table_partitions=payments.days)

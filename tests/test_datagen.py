@@ -45,6 +45,13 @@ def test_hotfix_keys_scatter_over_files(tmp_path):
     assert len(files_hit) >= 15  # scattered, not clustered
 
 
+def test_days_holding_counts_the_partitions_of_the_files_holding_keys(tmp_path):
+    data = generate_payments(tmp_path, 3, 2, 100, 1, progress=None)  # files 0,1 day 0; 2,3 day 1; 4,5 day 2
+    base = 1_000_000_000
+    assert data.files_holding([base, base + 150]) == 2 and data.days_holding([base, base + 150]) == 1
+    assert data.files_holding([base, base + 250, base + 599]) == 3 and data.days_holding([base, base + 250, base + 599]) == 3
+
+
 def _free_disk(monkeypatch, free_bytes: int) -> None:
     """Make the local disk report ``free_bytes`` free (the check reads statvfs)."""
     import os

@@ -58,6 +58,8 @@ LAST_ROUND = {"filesystem": dict, "metadata": dict, "write_amplification": NUMBE
               "logical_bytes": NUMBER, "table_bytes_on_disk": int, "data_file_anatomy": dict, "requests": dict,
               "locate": dict}
 _UPDATE_LOCATE = {"route": str, "locate_full_scan": (bool, type(None)), "table_data_files": int, "files_touched": int}
+# the settlement days (the tables' partitions) an update touches, of the table's (optional: older runs lack them)
+PARTITIONS_TOUCHED = {"partitions_touched": int, "table_partitions": int}
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ SPECS: dict[tuple[str, str], Spec] = {
          "filesystem": dict, "metadata": dict, "rounds": list, "rounds_plan": dict, "write_amplification": NUMBER,
          "reads_before": dict, "reads_after": dict, "base": dict, "live_files_before": dict, "live_files_after": dict,
          **_UPDATE_LOCATE},
-        {**LAST_ROUND}),
+        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
     ("payments_hotfix", "compaction"): Spec(
         {"filesystem": dict, "metadata": dict, "rounds": list, "rounds_plan": dict, "reads_after_compaction": dict,
          "rows_changed_verified": int, "row_count": int, "live_files_before": dict, "live_files_after": dict},
@@ -99,15 +101,15 @@ SPECS: dict[tuple[str, str], Spec] = {
          "metadata": dict, "rounds": list, "reads_before": dict, "reads_after": dict, "compaction": (dict, type(None)),
          "reads_after_compaction": (dict, type(None)), "workspace_bytes": int, "workspace_peak_bytes": int,
          "target_file_bytes": int, **_UPDATE_LOCATE},
-        {**LAST_ROUND}),
+        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
     ("update_sweep", "update"): Spec(
         {"rows_targeted": int, "rows_fraction": float, "files_touched": int, "files_total": int,
          "rows_changed_verified": int, "rounds": list, "filesystem": dict, "metadata": dict},
-        {**LAST_ROUND}),
+        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
     ("table_growth", "update"): Spec(
         {"files_total": int, "rows_total": int, "file_bytes_mean": NUMBER, "rows_targeted": int, "files_touched": int,
          "rows_changed_verified": int, "rounds": list, "filesystem": dict, "metadata": dict},
-        {**LAST_ROUND}),
+        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
     ("degradation", "sequence"): Spec(
         {"query": str, "read_before_s": NUMBER, "series": list, "degradation_rate": NUMBER, "recovery": dict}),
     ("dinner_peak", "sequence"): Spec(

@@ -63,9 +63,11 @@ class Lab:
         """The update, its rows found by this configuration's locate route."""
         self.fmt.update_keys(self.spark, table, keys, assignments)
 
-    def located(self, rounds: Rounds, table_data_files: int, files_touched: int) -> dict[str, Any]:
-        """How the update found its rows, against the table's files and the files holding a changed row."""
+    def located(self, rounds: Rounds, table_data_files: int, files_touched: int, partitions_touched: int,
+                table_partitions: int) -> dict[str, Any]:
+        """How the update found its rows, against the table's files and partitions and those holding a changed row."""
         return {"route": self.fmt.route, "table_data_files": int(table_data_files), "files_touched": int(files_touched),
+                "partitions_touched": int(partitions_touched), "table_partitions": int(table_partitions),
                 "locate_full_scan": full_scan(rounds.last.get("locate"), table_data_files, files_touched)}
 
     def status_update_rounds(self, benchmark: Any, name: str, data: Any, keys: list[int], rounds: int, label: str,

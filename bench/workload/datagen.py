@@ -153,6 +153,11 @@ class PaymentsData(TableShape):
         """How many of the generated files hold at least one of ``keys`` (each file holds a contiguous txn_id range)."""
         return len(self._holding(keys))
 
+    def days_holding(self, keys) -> int:
+        """How many settlement days (the tables' partitions) hold at least one of ``keys``: a format that pays per
+        partition an update touches pays this many."""
+        return len({position // self.files_per_day for position in self._holding(keys)})
+
     def _paths(self, positions) -> list[str]:
         """The generated files at these positions (in ``files``), as paths on their own filesystem."""
         root, files = Files.of(self.path), self.files
