@@ -7,14 +7,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench.report.model import MB, Fit, HeldOut, Point, fit, held_out, locate_bytes, table_drivers
+from bench.report.model import MB, Fit, HeldOut, Point, files_touched, fit, held_out, locate_bytes, table_drivers
 from bench.results import load
 from bench.results.contract import BASELINE_ROUTE, Record
 
-# the update's drivers: the files it rewrites or marks, the bytes in them, and the bytes its search goes through
-W_DRIVERS = ["files_touched", "bytes_in_touched_files", "locate_bytes"]
+# the update's drivers: the files it rewrites or marks, the partitions they lie in, the bytes in them, and the bytes
+# its search goes through
+W_DRIVERS = ["files_touched", "partitions_touched", "bytes_in_touched_files", "locate_bytes"]
 R_DRIVERS = ["table_bytes", "files_touched"]
-UNITS = {"files_touched": (1.0, "file touched"), "bytes_in_touched_files": (MB, "MB in touched files"),
+C_DRIVERS = ["files_touched", "bytes_in_touched_files"]
+UNITS = {"files_touched": (1.0, "file touched"), "partitions_touched": (1.0, "partition touched"),
+         "bytes_in_touched_files": (MB, "MB in touched files"),
          "table_bytes": (MB, "MB of table"), "locate_bytes": (MB, "MB searched to find the rows")}
 DECISIVE = 0.90
 
@@ -29,25 +32,37 @@ def mean_read(reads: dict) -> list[float]:
 
 
 def drivers_of(r: Record) -> dict[str, float] | None:
-    """The drivers of a recorded update: files it touched, bytes in them, bytes of the table, bytes its route searched."""
+    """The drivers of a recorded update: files it touched, the partitions they lie in (where known), bytes in them,
+    bytes of the table, bytes its route searched."""
     x = r.info
     out = None
-    if r.scenario == "file_size":
+    if r.scenario == "file_size":  # one file per partition (settlement day) at every step
         out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["bytes_in_touched_files"],
-               "table_bytes": x["table_bytes"]}
+               "table_bytes": x["table_bytes"], "partitions_touched": x.get("partitions_touched", x["files_touched"])}
     elif r.scenario in ("table_growth", "update_sweep") and "files_touched" in x and x.get("files_total"):
         per_file = x.get("file_bytes_mean") or (x.get("table_bytes_on_disk", 0) / x["files_total"])
         out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["files_touched"] * per_file,
                "table_bytes": per_file * x["files_total"]}
+        if "partitions_touched" in x:
+            out["partitions_touched"] = x["partitions_touched"]
     else:
         base = x.get("base") or {}
         if r.scenario == "payments_hotfix" and base.get("files"):
             per_file = base["bytes"] / base["files"]
             touched = x.get("files_touched") or table_drivers(base["files"], 1.0, x.get("rows_targeted", 0))["files_touched"]
-            out = {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base["bytes"]}
+            out = {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base["bytes"],
+                   # recorded since the partition driver; before it, the days the scattered rows are expected to touch
+                   "partitions_touched": x.get("partitions_touched")
+                   or min(touched, files_touched(base.get("days") or base["files"], x.get("rows_targeted", 0)))}
     if out is not None:
         out["locate_bytes"] = locate_bytes(r.route, out["table_bytes"], out["bytes_in_touched_files"])
     return out
+
+
+def layout_of(r: Record) -> str:
+    """``90 days x 4 files`` for an update of the payments table (its layout tells its points apart), else ''."""
+    base = r.get("base") or {}
+    return f"{base['days']} days x {base['files_per_day']} files" if base.get("days") else ""
 
 
 @dataclass
@@ -78,7 +93,7 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
         drivers = drivers_of(r)
         if drivers is None or r.operation != "update" or r.route not in (route, BASELINE_ROUTE):
             continue
-        label = f"{r.scenario} {r.param or ''}".strip()
+        label = f"{r.scenario} {r.param or layout_of(r)}".strip()
         if r.route == route:
             w.setdefault(r.config_id, []).append(Point(drivers, r.seconds, label))
         if r.route != BASELINE_ROUTE:
@@ -98,7 +113,7 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
     for config_id, points in w.items():
         if not any(p.label.startswith("file_size") for p in points):
             continue
-        comp_drivers = W_DRIVERS[:2]
+        comp_drivers = C_DRIVERS
         wd, rdd, cd = (identified(ps, ds) for ps, ds in ((points, W_DRIVERS), (rd.get(config_id, []), R_DRIVERS),
                                                           (c.get(config_id, []), comp_drivers)))
         out[config_id] = ConfigModel(
@@ -111,12 +126,21 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
 
 
 def identified(points: list[Point], drivers: list[str]) -> list[str]:
-    """The drivers that vary over the points and are not another driver under a new name (one that never varies
-    cannot be told from the constant term: e.g. files touched, the same at every file-size step, until the hotfix adds
-    a point with many; the bytes a pruned route searches are the bytes in the touched files)."""
+    """The drivers every point knows that vary over the points and are not another driver under a new name (one
+    that never varies cannot be told from the constant term: e.g. files touched, the same at every file-size step,
+    until the hotfix adds a point with many; the bytes a pruned route searches are the bytes in the touched files).
+    A driver that differs from a kept one at a single point is that driver too: one point would set the split
+    between them alone (the partitions touched, one per file touched at every file-size step, need two layouts
+    with several touched files in a partition)."""
     kept: list[str] = []
     for d in drivers:
+        if not all(d in p.drivers for p in points):
+            continue
         values = [round(p.drivers[d], 6) for p in points]
-        if len(set(values)) > 1 and not any(values == [round(p.drivers[k], 6) for p in points] for k in kept):
+        if len(set(values)) > 1 and not any(_differ_at(values, [round(p.drivers[k], 6) for p in points]) < 2 for k in kept):
             kept.append(d)
     return kept
+
+
+def _differ_at(a: list[float], b: list[float]) -> int:
+    return sum(x != y for x, y in zip(a, b))

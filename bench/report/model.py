@@ -21,7 +21,7 @@ from bench.exceptions import BadOption
 
 RESAMPLES = 1000
 # the seeds' headline: 1,200 rows over 4,800 files of about 1.25 MB (6 GB); copy-on-write 6 GB in 8 min, MoR 4 MB in 12 s
-SEED_TABLE = {"files": 4800, "file_mb": 1.25, "rows_per_update": 1200}
+SEED_TABLE = {"files": 4800, "file_mb": 1.25, "rows_per_update": 1200, "partitions": 90}  # (the `seed` preset's 90 days)
 SEED_FIGURES = {"copy-on-write": (480.0, "6 GB written in 8 minutes"), "merge-on-read": (12.0, "4 MB written in 12 seconds")}
 MB = 2**20
 ROUTES = ("join", "pruned", "index")  # the locate routes (bench.formats.base.ROUTES; the report never imports formats)
@@ -171,17 +171,21 @@ def locate_bytes(route: str, table_bytes: float, bytes_in_touched_files: float) 
     return table_bytes if route == "join" else bytes_in_touched_files
 
 
-def table_drivers(files: float, file_mb: float, rows: float, route: str = "join") -> dict[str, float]:
-    """The drivers of a table of ``files`` files of ``file_mb`` MB, updated on ``rows`` scattered rows by ``route``."""
+def table_drivers(files: float, file_mb: float, rows: float, route: str = "join",
+                  partitions: float | None = None) -> dict[str, float]:
+    """The drivers of a table of ``files`` files of ``file_mb`` MB in ``partitions`` partitions (by default one per
+    file: the most partitions an update can touch), updated on ``rows`` scattered rows by ``route``."""
     touched = files_touched(files, rows)
     touched_bytes, table_bytes = touched * file_mb * MB, files * file_mb * MB
-    return {"files_touched": touched, "bytes_in_touched_files": touched_bytes, "table_bytes": table_bytes,
+    parts = files if partitions is None else min(partitions, files)
+    return {"files_touched": touched, "partitions_touched": min(touched, files_touched(parts, rows)),
+            "bytes_in_touched_files": touched_bytes, "table_bytes": table_bytes,
             "locate_bytes": locate_bytes(route, table_bytes, touched_bytes)}
 
 
 @dataclass(frozen=True)
 class UserTable:
-    """``--table "name:files=4800,file_mb=128,rows_per_update=1200,updates_per_day=3,reads_per_day=30000,writes_per_compaction=10"``."""
+    """``--table "name:files=4800,file_mb=128,rows_per_update=1200,updates_per_day=3,reads_per_day=30000,writes_per_compaction=10,partitions=90"``."""
 
     name: str
     files: float
@@ -191,13 +195,15 @@ class UserTable:
     reads_per_day: float
     writes_per_compaction: float
     route: str = "join"  # how the user's updates find their rows: join, pruned or index
+    partitions: float | None = None  # not given: one per file, the most an update can touch
 
     @property
     def drivers(self) -> dict[str, float]:
-        return table_drivers(self.files, self.file_mb, self.rows_per_update, self.route)
+        return table_drivers(self.files, self.file_mb, self.rows_per_update, self.route, self.partitions)
 
 
-TABLE_KEYS = ("files", "file_mb", "rows_per_update", "updates_per_day", "reads_per_day", "writes_per_compaction")
+TABLE_KEYS = ("files", "file_mb", "rows_per_update", "updates_per_day", "reads_per_day", "writes_per_compaction",
+              "partitions")
 
 
 def key_numbers(option: str, text: str, spec: str, keys: tuple[str, ...] | list[str]) -> dict[str, float]:
@@ -226,7 +232,7 @@ def parse_table(text: str) -> UserTable:
     name, sep, spec = text.partition(":")
     if not sep or not name.strip():
         raise BadOption(f"--table {text!r}: expected NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,"
-                        f"reads_per_day=D,writes_per_compaction=K,route=join|pruned|index]")
+                        f"reads_per_day=D,writes_per_compaction=K,partitions=P,route=join|pruned|index]")
     route = "join"
     kept = []
     for part in spec.split(","):
@@ -245,4 +251,8 @@ def parse_table(text: str) -> UserTable:
         raise BadOption(f"--table {text!r}: missing {', '.join(missing)}")
     if values["files"] < 1 or values["file_mb"] <= 0 or values["writes_per_compaction"] <= 0:
         raise BadOption(f"--table {text!r}: files ≥ 1, file_mb > 0 and writes_per_compaction > 0 are needed")
-    return UserTable(name.strip(), **{k: values[k] for k in TABLE_KEYS}, route=route)
+    if "partitions" in values and not 1 <= values["partitions"] <= values["files"]:
+        raise BadOption(f"--table {text!r}: partitions must be between 1 and files ({values['files']:g}): every "
+                        "partition holds at least one file")
+    return UserTable(name.strip(), **{k: values[k] for k in TABLE_KEYS if k != "partitions"}, route=route,
+                     partitions=values.get("partitions"))

@@ -110,11 +110,11 @@ def merge(runs: list[Run]) -> Run:
     """One view of several runs: for each benchmark (and each test outcome) the newest run's record wins."""
     if len(runs) == 1:
         return runs[0]
-    benchmarks: dict[str, dict] = {}
+    benchmarks: dict[tuple[str, str], dict] = {}
     outcomes: dict[str, dict] = {}
     for run in runs:
         for b in run.benchmarks:
-            benchmarks[b.get("fullname") or b["name"]] = b
+            benchmarks[(b.get("fullname") or b["name"], table_layout(b))] = b
         for o in run.outcomes:
             outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
     newest = runs[-1]
@@ -125,6 +125,13 @@ def merge(runs: list[Run]) -> Run:
             "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
                        "outcomes": list(outcomes.values())}}
     return Run(newest.path, data, partial=any(r.partial for r in runs))
+
+
+def table_layout(benchmark: dict) -> str:
+    """The shape of the table a benchmark updated (``90x4x5000``: days x files per day x rows per file), where it
+    records one: the same test on another layout (``--param days=8 --param files_per_day=45``) is another point."""
+    base = (benchmark.get("extra_info") or {}).get("base") or {}
+    return "x".join(str(base[k]) for k in ("days", "files_per_day", "rows_per_file")) if "days" in base else ""
 
 
 # settings that name this run's paths, jars, endpoints or credentials: they differ between any two runs and say

@@ -77,7 +77,8 @@ def test_files_touched_by_scattered_rows():
 @pytest.mark.parametrize("text, message", [("x", "expected NAME"), ("x:files=10", "missing file_mb"),
                                            ("x:files=10,file_mb=nan,rows_per_update=1", "finite"),
                                            ("x:files=10,file_mb=1,rows_per_update=1,bogus=2", "unknown 'bogus'"),
-                                           ("x:files=0,file_mb=1,rows_per_update=1", "files ≥ 1")])
+                                           ("x:files=0,file_mb=1,rows_per_update=1", "files ≥ 1"),
+                                           ("x:files=10,file_mb=1,rows_per_update=1,partitions=11", "between 1 and files")])
 def test_bad_tables_are_named(text, message):
     with pytest.raises(BadOption, match=message):
         parse_table(text)
@@ -124,3 +125,62 @@ def test_a_driver_that_is_another_under_a_new_name_is_not_fitted_twice():
 
     points = [Point({"a": v, "b": v, "c": 2.0, "d": v * v}, [1.0], str(v)) for v in (1.0, 2.0, 3.0)]
     assert identified(points, ["a", "b", "c", "d"]) == ["a", "d"]
+
+
+def test_a_driver_told_apart_at_one_point_only_is_not_fitted():
+    """Partitions touched equal files touched at every file-size step: one hotfix layout alone would set their split."""
+    from bench.report.fitted import identified
+
+    steps = [Point({"files": f, "parts": f}, [1.0], f"step {f}") for f in (1.0, 2.0, 3.0)]
+    one = [*steps, Point({"files": 100.0, "parts": 68.0}, [1.0], "90 days")]
+    assert identified(one, ["files", "parts"]) == ["files"]
+    two = [*one, Point({"files": 100.0, "parts": 8.0}, [1.0], "8 days")]
+    assert identified(two, ["files", "parts"]) == ["files", "parts"]
+    assert identified([*two, Point({"files": 5.0}, [1.0], "older record")], ["files", "parts"]) == ["files"]
+
+
+def test_the_partitions_a_table_update_touches():
+    seed = table_drivers(4800, 1.25, 1200, "pruned", partitions=90)
+    assert seed["partitions_touched"] == pytest.approx(90, abs=0.01) and seed["files_touched"] == pytest.approx(1061.9, abs=0.1)
+    assert table_drivers(4800, 1.25, 1200)["partitions_touched"] == pytest.approx(1061.9, abs=0.1)  # one per file
+    assert table_drivers(4800, 1.25, 1200, partitions=1)["partitions_touched"] == 1.0
+    assert parse_table("t:files=4800,file_mb=1.25,rows_per_update=1200,partitions=90").drivers["partitions_touched"] \
+        == pytest.approx(90, abs=0.01)
+
+
+def test_the_note_says_which_models_price_partitions():
+    from bench.report.sections.file_size import partitions_note
+
+    steps = [({"files_touched": f, "partitions_touched": f}, 1.0 + 0.1 * f) for f in (1.0, 2.0, 4.0)]
+    layouts = [({"files_touched": 100.0, "partitions_touched": p}, 1.0 + 0.05 * 100 + 0.09 * p) for p in (68.0, 29.0, 8.0)]
+    drivers = ["files_touched", "partitions_touched"]
+    priced = fit([Point(x, [y] * 3, "") for x, y in steps + layouts], drivers, resamples=20)
+    assert priced.coef[2] == pytest.approx(0.09, rel=1e-3)
+    files_only = fit([Point(x, [y] * 3, "") for x, y in steps], ["files_touched"], resamples=20)
+    both = [ConfigModel("h-mor", priced, None, None, {}), ConfigModel("i-mor", files_only, None, None, {})]
+    text = partitions_note(both)
+    assert "h-mor (join)" in text.split("Not:")[0] and "i-mor (join)" in text.split("Not:")[1] and "not the partitions" in text
+    assert "not the partitions" not in partitions_note(both[:1])
+
+
+def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_path):
+    """Runs of the hotfix on 90 days x 4 files and 8 days x 45 (the same test id) keep both points; the same layout
+    measured again is replaced by the newer run's, as before."""
+    import json
+
+    from tests.constructed import write_run
+
+    from bench.results.contract import load_run
+    from bench.results.load import merge
+
+    def run(run_id: str, days: int, per_day: int, speed: float):
+        path = write_run(tmp_path, run_id, operations=("update",), speed=speed)
+        data = json.loads((path / "benchmark.json").read_text())
+        for b in data["benchmarks"]:
+            b["extra_info"]["base"] = {"days": days, "files_per_day": per_day, "rows_per_file": 800, "files": days * per_day}
+        (path / "benchmark.json").write_text(json.dumps(data))
+        return load_run(path)
+
+    merged = merge([run("preset", 90, 4, 1.0), run("fewer-days", 8, 45, 2.0), run("preset-again", 90, 4, 3.0)])
+    layouts = sorted((r.config_id, r["base"]["days"], r.seconds[0]) for r in merged.records("payments_hotfix", "update"))
+    assert layouts == [("iceberg-cow", 8, 4.0), ("iceberg-cow", 90, 6.0), ("iceberg-mor", 8, 3.0), ("iceberg-mor", 90, 4.5)]

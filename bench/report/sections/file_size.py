@@ -76,7 +76,19 @@ def _kind(run: load.Run, config_id: str) -> str:
 PARTITIONS = ("The model prices the files an update touches, not the partitions: its file-size steps keep one file per "
               "partition. Hudi's update also pays per partition touched (measured on literal keys and through the "
               "join), so for a table with many touched files in each partition its Hudi predictions run high (at the "
-              "seeds' size they did on both routes measured).")
+              "seeds' size they did on both routes measured). Runs of the hotfix on two other layouts "
+              "(`--param days=8 --param files_per_day=45`, `days=30 files_per_day=12`), reported with these, let the "
+              "model price partitions.")
+
+
+def partitions_note(fitted: dict[str, ConfigModel]) -> str:
+    """Which update models price the partitions an update touches, and the caveat for those that cannot."""
+    pricing = sorted(f"{m.config_id} ({m.route})" for m in fitted if m.write and "partitions_touched" in m.write.drivers)
+    blind = sorted(f"{m.config_id} ({m.route})" for m in fitted if m.write and "partitions_touched" not in m.write.drivers)
+    if not blind:
+        return "Every update model prices the partitions an update touches beside its files (the hotfix on several layouts)."
+    return (f"Pricing partitions touched beside files: {', '.join(pricing)}. Not: {', '.join(blind)}. " if pricing else
+            "") + PARTITIONS
 
 
 def seeds(run: load.Run, fitted: dict[str, ConfigModel]) -> pd.DataFrame:
@@ -86,10 +98,11 @@ def seeds(run: load.Run, fitted: dict[str, ConfigModel]) -> pd.DataFrame:
     for m in fitted.values():
         if m.write is None:
             continue
-        variants = {"seeds' table (4,800 x 1.25 MB)": table_drivers(SEED_TABLE["files"], SEED_TABLE["file_mb"],
-                                                                     SEED_TABLE["rows_per_update"], m.route),
+        variants = {"seeds' table (4,800 x 1.25 MB in 90 days)":
+                        table_drivers(SEED_TABLE["files"], SEED_TABLE["file_mb"], SEED_TABLE["rows_per_update"], m.route,
+                                      SEED_TABLE["partitions"]),
                     f"same {table_mb / 1024:.1f} GB in 128 MB files ({table_mb / 128:.0f} files)":
-                        table_drivers(table_mb / 128, 128, SEED_TABLE["rows_per_update"], m.route)}
+                        table_drivers(table_mb / 128, 128, SEED_TABLE["rows_per_update"], m.route, SEED_TABLE["partitions"])}
         seconds, label = SEED_FIGURES[_kind(run, m.config_id)]
         row = {"configuration": m.config_id, "route": m.route}
         for name, drivers in variants.items():
@@ -177,7 +190,7 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                        "files touched) or a second layout (`--param file_size_files=8 --param file_size_touched=1`) "
                        "separate the table's bytes from the touched files'.")]
     seed = pd.concat([seeds(run, f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
-    blind = sorted({d for m in fitted.values() for d in m.unidentified if d != "locate_bytes"})
+    blind = sorted({d for m in fitted.values() for d in m.unidentified if d not in ("locate_bytes", "partitions_touched")})
     if blind:
         parts.append(f'<p class="warn">The update model cannot tell {", ".join(UNITS[d][1] for d in blind)} from the '
                      "constant term in these runs (it never varies): predictions for tables that differ in it assume it "
@@ -188,7 +201,8 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                   note("Reach: how far the prediction lies beyond the largest measured point (ratio of the driver to its "
                        "largest measured value); far beyond 1x the interval is the model's, not the world's. The seeds' "
                        "figures were measured on their authors' clusters and object stores, these predictions on this "
-                       "machine's local disk: compare the ratios between configurations, not the seconds. " + PARTITIONS)]
+                       "machine's local disk: compare the ratios between configurations, not the seconds. "
+                       + partitions_note([m for f in by_route.values() for m in f.values()]))]
     for t in tables or []:
         frame, verdict, reach = user_table(t, by_route.get(t.route) or fitted)
         if t.route not in by_route:
@@ -196,10 +210,10 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
         warn = (f'<p class="warn">{html.escape(t.name)} lies outside the measured range (up to {reach:,.0f}x the largest '
                 "measured point): the prediction is an extrapolation.</p>") if reach > 1.5 else ""
         parts += [f"<h3>Your table: {html.escape(t.name)}</h3>",
-                  note(f"{t.files:,.0f} files of {t.file_mb:g} MB, {t.rows_per_update:,.0f} rows per update, "
+                  note(f"{t.files:,.0f} files of {t.file_mb:g} MB in {_partitions(t)}, {t.rows_per_update:,.0f} rows per update, "
                        f"{t.updates_per_day:g} updates and {t.reads_per_day:,.0f} reads a day, compaction every "
                        f"{t.writes_per_compaction:g} writes, rows found by the {t.route} route. Recommended: {verdict}. "
-                       + PARTITIONS),
+                       + partitions_note(list((by_route.get(t.route) or fitted).values()))),
                   warn, table(frame)]
     return "".join(parts)
 
@@ -207,12 +221,18 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
 def table_text(t: UserTable, fitted: dict[str, ConfigModel]) -> str:
     """The same prediction as plain text, for the terminal."""
     frame, verdict, reach = user_table(t, fitted)
-    lines = [f"{t.name} ({t.route} route): {t.files:,.0f} files x {t.file_mb:g} MB, {t.rows_per_update:,.0f} rows per update, "
+    lines = [f"{t.name} ({t.route} route): {t.files:,.0f} files x {t.file_mb:g} MB in {_partitions(t)}, "
+             f"{t.rows_per_update:,.0f} rows per update, "
              f"{t.updates_per_day:g} updates + {t.reads_per_day:,.0f} reads a day, compaction every {t.writes_per_compaction:g} writes"]
     if not frame.empty:
         lines.append(frame.to_string(index=False))
     lines.append(f"recommended: {verdict}")
-    lines.append(f"note: {PARTITIONS}")
+    lines.append(f"note: {partitions_note(list(fitted.values()))}")
     if reach > 1.5:
         lines.append(f"warning: outside the measured range ({reach:,.0f}x the largest measured point): an extrapolation")
     return "\n".join(lines)
+
+
+def _partitions(t: UserTable) -> str:
+    return (f"{t.partitions:,.0f} partitions" if t.partitions is not None
+            else "as many partitions (partitions not given: one per file, the most an update can touch)")
