@@ -168,10 +168,9 @@ def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_
     measured again is replaced by the newer run's, as before."""
     import json
 
-    from tests.constructed import write_run
-
     from bench.results.contract import load_run
     from bench.results.load import merge
+    from tests.constructed import write_run
 
     def run(run_id: str, days: int, per_day: int, speed: float):
         path = write_run(tmp_path, run_id, operations=("update",), speed=speed)
