@@ -89,7 +89,7 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
     rd: dict[str, list[Point]] = {}
     c: dict[str, list[Point]] = {}
     hotfix_drivers: dict[str, dict[str, float]] = {}
-    for r in run.records(route=None):
+    for r in run.records(route=None, other_layouts=True):
         drivers = drivers_of(r)
         if drivers is None or r.operation != "update" or r.route not in (route, BASELINE_ROUTE):
             continue

@@ -107,23 +107,28 @@ def outcomes(run: Run) -> pd.DataFrame:
 
 
 def merge(runs: list[Run]) -> Run:
-    """One view of several runs: for each benchmark (and each test outcome) the newest run's record wins."""
+    """One view of several runs: for each benchmark (and each test outcome) the newest run's record wins; the same
+    benchmark measured on another table layout is kept aside (``Run.records(other_layouts=True)``)."""
     if len(runs) == 1:
         return runs[0]
-    benchmarks: dict[tuple[str, str], dict] = {}
+    benchmarks: dict[str, dict] = {}
+    layouts: dict[tuple[str, str], dict] = {}
     outcomes: dict[str, dict] = {}
     for run in runs:
-        for b in run.benchmarks:
-            benchmarks[(b.get("fullname") or b["name"], table_layout(b))] = b
+        for b in [*run.cowmor.get("other_layouts", []), *run.benchmarks]:  # a run's own record wins over what it held aside
+            benchmarks[b.get("fullname") or b["name"]] = b
+            layouts[(b.get("fullname") or b["name"], table_layout(b))] = b
         for o in run.outcomes:
             outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
     newest = runs[-1]
     configs: dict[str, Any] = {}
     for run in runs:  # the matrix of the merged view is every run's
         configs.update(run.environment.get("configs") or {})
+    # the same test on another table layout: a point of its own for the cost model, never a second answer elsewhere
+    others = [b for (name, layout), b in layouts.items() if table_layout(benchmarks[name]) != layout]
     data = {**newest.data, "benchmarks": list(benchmarks.values()),
             "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
-                       "outcomes": list(outcomes.values())}}
+                       "outcomes": list(outcomes.values()), "other_layouts": others}}
     return Run(newest.path, data, partial=any(r.partial for r in runs))
 
 

@@ -98,7 +98,7 @@ def test_a_user_table_gets_a_verdict_with_its_confidence():
     _, verdict, reach = user_table(write_heavy, {"a-cow": cow, "a-mor": mor})
     assert verdict.startswith("a-mor") and reach > 100
     text = table_text(write_heavy, {"a-cow": cow, "a-mor": mor})  # the terminal's copy says what the model cannot price
-    assert "recommended: a-mor" in text and "not the partitions" in text and "outside the measured range" in text
+    assert "recommended: a-mor" in text and "prices files alone" in text and "outside the measured range" in text
 
 
 def test_a_new_measurements_interval_is_wider_than_the_coefficients_alone():
@@ -159,8 +159,8 @@ def test_the_note_says_which_models_price_partitions():
     files_only = fit([Point(x, [y] * 3, "") for x, y in steps], ["files_touched"], resamples=20)
     both = [ConfigModel("h-mor", priced, None, None, {}), ConfigModel("i-mor", files_only, None, None, {})]
     text = partitions_note(both)
-    assert "h-mor (join)" in text.split("Not:")[0] and "i-mor (join)" in text.split("Not:")[1] and "not the partitions" in text
-    assert "not the partitions" not in partitions_note(both[:1])
+    assert "h-mor (join)" in text.split("Not:")[0] and "i-mor (join)" in text.split("Not:")[1] and "prices files alone" in text
+    assert "prices files alone" not in partitions_note(both[:1])
 
 
 def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_path):
@@ -181,5 +181,15 @@ def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_
         return load_run(path)
 
     merged = merge([run("preset", 90, 4, 1.0), run("fewer-days", 8, 45, 2.0), run("preset-again", 90, 4, 3.0)])
-    layouts = sorted((r.config_id, r["base"]["days"], r.seconds[0]) for r in merged.records("payments_hotfix", "update"))
+    layouts = sorted((r.config_id, r["base"]["days"], r.seconds[0])
+                     for r in merged.records("payments_hotfix", "update", other_layouts=True))
     assert layouts == [("iceberg-cow", 8, 4.0), ("iceberg-cow", 90, 6.0), ("iceberg-mor", 8, 3.0), ("iceberg-mor", 90, 4.5)]
+    # every other view keeps one record per test: the newest run's
+    assert sorted((r.config_id, r["base"]["days"]) for r in merged.records("payments_hotfix", "update")) == \
+        [("iceberg-cow", 90), ("iceberg-mor", 90)]
+    twice = merge([merged, merged])
+    assert sorted((r.config_id, r["base"]["days"]) for r in twice.records("payments_hotfix", "update")) == \
+        [("iceberg-cow", 90), ("iceberg-mor", 90)]
+    again = merge([merged, run("later", 8, 45, 1.0)])  # a merged view merged again keeps what it held aside
+    assert sorted((r["base"]["days"], r.seconds[0]) for r in again.records("payments_hotfix", "update", other_layouts=True)
+                  if r.config_id == "iceberg-cow") == [(8, 2.0), (90, 6.0)]

@@ -72,16 +72,16 @@ def _kind(run: load.Run, config_id: str) -> str:
     return "merge-on-read" if run.matrix.merges_on_read(config_id) else "copy-on-write"
 
 
-# measured at the seed's size (docs/scenarios.md, "hudi-mor on literal keys at the seeds' size")
-PARTITIONS = ("The model prices the files an update touches, not the partitions: its file-size steps keep one file per "
-              "partition. Hudi's update also pays per partition touched (measured on literal keys and through the "
-              "join), so for a table with many touched files in each partition its Hudi predictions run high (at the "
-              "seeds' size they did on both routes measured). Runs of the hotfix on two other layouts "
-              "(`--param days=8 --param files_per_day=45`, `days=30 files_per_day=12`), reported with these, let the "
-              "model price partitions.")
+# measured: docs/scenarios.md, "Files or partitions"
+PARTITIONS = ("The model prices the partitions an update touches only where the runs hold the hotfix on two more "
+              "layouts (`--param days=8 --param files_per_day=45` and `days=30 files_per_day=12`): the file-size steps "
+              "keep one file per partition. Without them it prices files alone, and every format's update also pays per "
+              "partition touched (the same 100 files in 8 days instead of 68: Iceberg and Delta 6-15 ms less per "
+              "partition, Hudi 30-90 ms), so its predictions run high for tables with many touched files in each "
+              "partition, Hudi's most (at the seeds' size 2.2x on literal keys, 1.5x through the join).")
 
 
-def partitions_note(fitted: dict[str, ConfigModel]) -> str:
+def partitions_note(fitted: list[ConfigModel]) -> str:
     """Which update models price the partitions an update touches, and the caveat for those that cannot."""
     pricing = sorted(f"{m.config_id} ({m.route})" for m in fitted if m.write and "partitions_touched" in m.write.drivers)
     blind = sorted(f"{m.config_id} ({m.route})" for m in fitted if m.write and "partitions_touched" not in m.write.drivers)
@@ -183,9 +183,10 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                        "refitting on 1,000 bootstrap resamples of each point's rounds. The check refits without the point with "
                        "the largest files and predicts it; 'MISSED' means the prediction's interval does not meet the "
                        "measured rounds. Its interval is one new measurement's: the coefficients' refits times the relative "
-                       "errors of the fit and of every point's rounds. Per locate route: the update's third driver is the "
-                       "bytes its search goes through (the whole table for a join, the touched files for literal keys or an "
-                       "index); the reads after it and compaction come from the baseline route (join). At the file-size steps "
+                       "errors of the fit and of every point's rounds. The update's drivers: the files it touches, the "
+                       "partitions they lie in (where the hotfix on two more layouts tells them apart), the MB in those "
+                       "files and, per locate route, the bytes its search goes through (the whole table for a join, the "
+                       "touched files for literal keys or an index); the reads after it and compaction come from the baseline route (join). At the file-size steps "
                        "the table holds twice the bytes of the touched files, so only the hotfix's points (a third of the "
                        "files touched) or a second layout (`--param file_size_files=8 --param file_size_touched=1`) "
                        "separate the table's bytes from the touched files'.")]
