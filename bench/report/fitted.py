@@ -89,6 +89,7 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
     rd: dict[str, list[Point]] = {}
     c: dict[str, list[Point]] = {}
     hotfix_drivers: dict[str, dict[str, float]] = {}
+    main_hotfix = run.records("payments_hotfix", "update")  # not a layout a merge kept aside: it has no compaction
     for r in run.records(route=None, other_layouts=True):
         drivers = drivers_of(r)
         if drivers is None or r.operation != "update" or r.route not in (route, BASELINE_ROUTE):
@@ -98,7 +99,7 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
             w.setdefault(r.config_id, []).append(Point(drivers, r.seconds, label))
         if r.route != BASELINE_ROUTE:
             continue
-        if r.scenario == "payments_hotfix":
+        if r.scenario == "payments_hotfix" and r in main_hotfix:  # the layout its compaction record belongs to
             hotfix_drivers[r.config_id] = drivers
         after = mean_read(r.get("reads_after"))
         if after:
