@@ -193,3 +193,16 @@ def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_
     again = merge([merged, run("later", 8, 45, 1.0)])  # a merged view merged again keeps what it held aside
     assert sorted((r["base"]["days"], r.seconds[0]) for r in again.records("payments_hotfix", "update", other_layouts=True)
                   if r.config_id == "iceberg-cow") == [(8, 2.0), (90, 6.0)]
+
+
+def test_file_size_steps_on_another_route_only_say_what_is_missing(tmp_path):
+    """A run whose file-size steps all took literal keys is not told it has no steps: it is told it lacks the join's."""
+    from pathlib import Path
+
+    from bench.report.sections.file_size import section_file_size
+    from bench.results.contract import Run
+
+    step = {"name": "test_file_size[8400rpf-iceberg-mor-pruned]", "stats": {"median": 0.2, "data": [0.2, 0.21, 0.19]},
+            "extra_info": {"scenario": "file_size", "operation": "update", "config_id": "iceberg-mor", "route": "pruned"}}
+    page = section_file_size(Run(Path(tmp_path / "run.json"), {"benchmarks": [step]}), tmp_path)
+    assert "took only the pruned route" in page and "--routes join,pruned" in page and "No file-size steps" not in page
