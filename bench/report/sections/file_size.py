@@ -148,12 +148,12 @@ def user_table(t: UserTable, fitted: dict[str, ConfigModel]) -> tuple[pd.DataFra
 def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None = None) -> str:
     steps = steps_table(run)
     if steps.empty:
-        others = sorted({r.route for r in run.records("file_size", route=None)})
-        if others:  # the steps, the model and its reads and compactions are laid out against the baseline route
-            return note(f"The file-size steps in this run took only the {', '.join(others)} route: this section and its "
+        routes_taken = sorted({r.route for r in run.records("file_size", route=None)})
+        if routes_taken:  # the steps, the model and its reads and compactions are laid out against the baseline route
+            return note(f"The file-size steps in this run took only the {', '.join(routes_taken)} route: this section and its "
                         "cost model are built on the join route's steps (the baseline, which measures the reads after "
                         "the update and the compaction). Run scenarios/test_file_size.py with `--routes join,"
-                        f"{','.join(others)}`, or report this run together with one that has the join's.")
+                        f"{','.join(routes_taken)}`, or report this run together with one that has the join's.")
         return note("No file-size steps in this run: run scenarios/test_file_size.py (part of the default run) to see "
                     "how copy-on-write's cost follows the size of its files.")
     by_route = {route: models(run, route) for route in routes_of(run)}
