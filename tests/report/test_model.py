@@ -161,6 +161,7 @@ def test_the_note_says_which_models_price_partitions():
     text = partitions_note(both)
     assert "h-mor (join)" in text.split("Not:")[0] and "i-mor (join)" in text.split("Not:")[1] and "prices files alone" in text
     assert "prices files alone" not in partitions_note(both[:1])
+    assert "prices files alone" in partitions_note([])  # no model at all prices nothing
 
 
 def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_path):

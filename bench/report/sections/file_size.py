@@ -85,7 +85,7 @@ def partitions_note(fitted: list[ConfigModel]) -> str:
     """Which update models price the partitions an update touches, and the caveat for those that cannot."""
     pricing = sorted(f"{m.config_id} ({m.route})" for m in fitted if m.write and "partitions_touched" in m.write.drivers)
     blind = sorted(f"{m.config_id} ({m.route})" for m in fitted if m.write and "partitions_touched" not in m.write.drivers)
-    if not blind:
+    if pricing and not blind:
         return "Every update model prices the partitions an update touches beside its files (the hotfix on several layouts)."
     return (f"Pricing partitions touched beside files: {', '.join(pricing)}. Not: {', '.join(blind)}. " if pricing else
             "") + PARTITIONS
