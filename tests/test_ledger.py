@@ -88,3 +88,17 @@ def test_cpu_counts_this_process_and_the_children_it_reaped():
     before = cpu_seconds()
     subprocess.run([sys.executable, "-c", "x = 0\nfor i in range(3_000_000): x += i"], check=True)
     assert cpu_seconds() > before  # the child's CPU is the run's once it has been waited for
+
+
+def test_the_time_left_weighs_a_scenario_s_grid_points_by_its_module_s_weight():
+    from types import SimpleNamespace
+
+    from bench.run.plugin import scenario_weight
+
+    module = SimpleNamespace(WEIGHT=lambda params: 1 + 4 ** params["size_step"] / 8)
+    big = SimpleNamespace(module=module, callspec=SimpleNamespace(params={"size_step": 4, "config_id": "iceberg-cow"}))
+    plain = SimpleNamespace(module=SimpleNamespace(), callspec=SimpleNamespace(params={"config_id": "iceberg-cow"}))
+    assert scenario_weight(big) == 33.0
+    assert scenario_weight(plain) == 1.0
+    # the first step done (weight 1.125 of 1.125 + 33): far more than 1 of 2 tests' time is left
+    assert progress_prefix(10, 1.125, 34.125) == "[0:10, ~4:53 left]"

@@ -105,6 +105,7 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
     """The non-negative fit of the points' medians; None with fewer points than coefficients."""
     if len(points) < len(drivers) + 1:
         return None
+    points = sorted(points, key=_order)  # the resamples are drawn in order: the same points in any order, the same interval
     a = np.array([[1.0, *(p.drivers[d] for d in drivers)] for p in points])
     norm = np.maximum(np.abs(a).max(axis=0), 1e-12)  # columns on one scale: lstsq stays well conditioned
     medians = np.array([float(np.median(p.samples)) for p in points])
@@ -117,6 +118,10 @@ def fit(points: list[Point], drivers: list[str], resamples: int = RESAMPLES, see
         ys = np.array([fitted + rng.choice(residuals, len(residuals)) for _ in range(resamples)])
     draws = nnls_many(a / norm, ys.T) / norm
     return Fit(drivers, points, coef, draws, _noise(points, a @ coef, medians))
+
+
+def _order(point: Point) -> tuple:
+    return point.label, sorted(point.drivers.items()), point.samples
 
 
 def _noise(points: list[Point], fitted: np.ndarray, medians: np.ndarray) -> np.ndarray:

@@ -130,6 +130,14 @@ def _config_id(item: pytest.Item) -> str | None:
     return config_id if isinstance(config_id, str) and config_id in CONFIGS else None
 
 
+def scenario_weight(item: pytest.Item) -> float:
+    """How long a scenario test takes relative to the others, for the time-left estimate: its module's ``WEIGHT``
+    (a function of the test's parameters) where one grid point costs far more than another, else 1."""
+    weight = getattr(getattr(item, "module", None), "WEIGHT", None)
+    callspec = getattr(item, "callspec", None)
+    return float(weight(callspec.params)) if weight and callspec else 1.0
+
+
 def _family_rank(item: pytest.Item) -> int:
     config_id = _config_id(item)
     return list(FAMILIES).index(CONFIGS[config_id].family) if config_id else -1
@@ -138,7 +146,7 @@ def _family_rank(item: pytest.Item) -> int:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group tests by format family (stable), so each family's JVM starts once."""
     items.sort(key=_family_rank)
-    config.stash[PLAN_KEY] = {"total": sum(1 for i in items if _config_id(i)), "done": 0}
+    config.stash[PLAN_KEY] = {"total": sum(scenario_weight(i) for i in items if _config_id(i)), "done": 0}
     bench_session = getattr(config, "_benchmarksession", None)
     if bench_session is not None and isinstance(bench_session.json, _RunJson) and \
             not any("benchmark" in getattr(item, "fixturenames", ()) for item in items):
@@ -168,7 +176,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if config_id is None or "lab" not in item.fixturenames or (report.when != "call" and report.passed):
         return
     if report.when == "call" or not report.passed:
-        item.config.stash[PLAN_KEY]["done"] += 1
+        item.config.stash[PLAN_KEY]["done"] += scenario_weight(item)
     entry = {"nodeid": report.nodeid, "test": item.originalname, "config_id": config_id,
              "params": {k: str(v) for k, v in callspec.params.items()}, "outcome": report.outcome,
              "when": report.when, "duration_s": round(report.duration, 3)}
@@ -272,8 +280,9 @@ def cowmor(request: pytest.FixtureRequest) -> BenchSession:
     return request.config.stash[SESSION_KEY]
 
 
-def progress_prefix(elapsed: float, done: int, total: int) -> str:
-    """``[elapsed]``, and once a scenario test has finished, ``~left`` estimated from the tests done so far."""
+def progress_prefix(elapsed: float, done: float, total: float) -> str:
+    """``[elapsed]``, and once a scenario test has finished, ``~left`` estimated from the tests done so far (their
+    weights: see ``scenario_weight``)."""
     def clock(seconds: float) -> str:
         minutes, sec = divmod(int(round(seconds)), 60)
         return f"{minutes // 60}:{minutes % 60:02d}:{sec:02d}" if minutes >= 60 else f"{minutes}:{sec:02d}"

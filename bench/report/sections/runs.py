@@ -41,9 +41,9 @@ def section_trend(runs: list[load.Run], out: Path) -> str:
     """Each benchmark's median over the runs, in the order given; version changes marked."""
     from bench.results.history import rows as history_rows
 
-    frame = pd.concat([history_rows(r) for r in runs], ignore_index=True)
-    frame = frame[frame.metric == "median_s"]
-    if frame.empty:
+    frames = [f for f in (history_rows(r) for r in runs) if not f.empty]  # (concat warns on empty frames)
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if frame.empty or (frame := frame[frame.metric == "median_s"]).empty:
         return _note("no timings in these runs")
     order = {r.run_id: i for i, r in enumerate(runs)}
     frame = frame.assign(run=frame.run_id.map(order))
