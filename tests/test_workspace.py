@@ -133,3 +133,33 @@ def test_the_warm_up_runs_once_per_configuration_and_route_or_once_per_family_an
                                       update_keys=lambda spark, t, keys, values, c=config_id, r=route: warmed.append((c, r)))
                 tables.warm_up(spark, fmt)
     assert len(warmed) == expected and len(set(warmed)) == expected
+
+
+def test_an_earlier_run_s_saved_table_states_are_removed_before_this_run_saves_its_own(tmp_path):
+    """A saved copy is restored only by the run that saved it: one left by an earlier or killed run took 5-9 GB per
+    configuration at `seed` and filled the disk under the next run (stop 50)."""
+    from types import SimpleNamespace
+
+    from bench.run.tables import TableStates
+    from bench.workload.datagen import generate_payments
+
+    ws = Workspace(tmp_path / "ws")
+    stale = tmp_path / "ws" / "bases" / "delta-cow" / "payments"
+    stale.mkdir(parents=True)
+    (stale / "part-0.parquet").write_bytes(b"x" * 1000)
+    data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
+    location = tmp_path / "ws" / "warehouse" / "payments"
+
+    def fresh_table(spark, fmt, name, data, **kwargs):
+        location.mkdir(parents=True, exist_ok=True)
+        (location / "data.parquet").write_bytes(b"y" * 10)
+        return SimpleNamespace(name=name, location=str(location))
+
+    tables = TableStates(ws, seed=1)
+    tables.fresh_table = fresh_table
+    fmt = SimpleNamespace(config_id="hudi-cow", table_name=lambda name: name)
+    tables.base_table(None, fmt, "payments", data)
+    assert not (tmp_path / "ws" / "bases" / "delta-cow").exists()
+    assert (tmp_path / "ws" / "bases" / "hudi-cow" / "payments" / "data.parquet").read_bytes() == b"y" * 10
+    tables.discard_saved()  # the run's end: nobody else can restore them
+    assert not (tmp_path / "ws" / "bases").exists() and location.exists()

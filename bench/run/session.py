@@ -9,6 +9,7 @@ import contextlib
 import datetime as dt
 import os
 import uuid
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,7 +202,12 @@ class BenchSession:
         return record.environment(self)
 
     def close(self) -> None:
-        """Stop everything the run started: Spark and its writers, the read engines, the object-store server."""
+        """Stop everything the run started: Spark and its writers, the read engines, the object-store server; and
+        remove the saved table states, which no other run can restore."""
+        try:
+            self.tables.discard_saved()
+        except Exception as error:  # noqa: BLE001 - a copy left behind must not keep a server running
+            warnings.warn(f"cowmor: saved table states left in {self.workspace.bases_dir}: {error}", stacklevel=1)
         self.writer_pool.stop()
         self.apps.stop()
         self.readers.close()

@@ -58,6 +58,7 @@ class TableStates:
     _warm: set[tuple[str, str]] = field(default_factory=set)
     _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
     _table_ratio: dict[str, float] = field(default_factory=dict)  # per configuration: its last table's bytes per source byte
+    _stale_discarded: bool = False
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
@@ -100,6 +101,8 @@ class TableStates:
                 table = self.base_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
                 prepare[1](table)
             else:
+                if not self._stale_discarded:
+                    self.discard_saved()  # an earlier (or killed) run's copies, before this run needs the room
                 source_bytes = data.bytes if isinstance(data, PaymentsData) else local_bytes(source)
                 ratio = self._table_ratio.get(fmt.config_id, FIRST_TABLE_RATIO)
                 ensure_free(self.workspace.warehouse, int(2 * ratio * source_bytes),
@@ -115,6 +118,16 @@ class TableStates:
             Files.of(table.location).copy_tree(snapshot)
         self._bases[state] = (table, source)
         return table
+
+    def discard_saved(self) -> None:
+        """Remove every saved table state. A copy is restored only by the run that saved it (``_bases`` lives in
+        memory), so one left by an earlier or a killed run is disk taken for nothing: 5-9 GB per configuration at
+        `seed`, enough to fill a disk across two runs."""
+        bases = Files.of(self.workspace.bases_dir)
+        if bases.exists():
+            self.workspace.remove(bases.uri)
+        self._bases.clear()
+        self._stale_discarded = True
 
     def restore(self, spark: SparkSession, fmt: TableFormat, table: TableRef, label: str = "") -> None:
         """Put a saved state of ``table`` back in place and drop every cache that remembers the old one."""
