@@ -94,3 +94,10 @@ def test_routes_option_keeps_the_routes_order_and_refuses_unknown_ones():
     assert parse_routes("all") == ",".join(ROUTES)
     with pytest.raises(argparse.ArgumentTypeError, match="unknown route"):
         parse_routes("join,scan")
+
+
+def test_delta_s_literal_keys_check_rows_by_an_in_list_first_and_skip_files_by_the_or():
+    from bench.formats.delta import DeltaFormat
+
+    predicate = DeltaFormat.pruning_predicate(None, "txn_id", (3, 1))
+    assert predicate == "txn_id IN (1, 3) AND (txn_id = 1 OR txn_id = 3)"

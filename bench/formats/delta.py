@@ -95,8 +95,11 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
 
     def pruning_predicate(self, key: str, keys: tuple[int, ...]) -> str:
         """An OR of equalities: Delta 3.3.2 skips files per disjunct, but tests an IN list as the single range from its
-        smallest to its largest value (``constructLiteralInListDataFilters``), which scattered keys cover."""
-        return key_equalities(key, keys)
+        smallest to its largest value (``constructLiteralInListDataFilters``), which scattered keys cover. The same keys
+        as an IN list go first: Spark tests each row against it by hash and stops there for every row but the changed
+        ones, where the OR alone costs a comparison per key per row (1,200 keys: 21 s for 2 million rows on 2 cores,
+        against 0.5 s with the IN list first). Skipping is the OR's either way: a file must pass both."""
+        return f"{key} IN ({', '.join(str(int(k)) for k in sorted(keys))}) AND {key_equalities(key, keys)}"
 
     def concurrency_settings(self) -> list[Setting]:
         """Delta's optimistic concurrency: OSS 3.3.2's ``delta.isolationLevel`` defaults to, and accepts only,
