@@ -146,11 +146,16 @@ def _family_rank(item: pytest.Item) -> int:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group tests by format family (stable), so each family's JVM starts once."""
     items.sort(key=_family_rank)
-    config.stash[PLAN_KEY] = {"total": sum(scenario_weight(i) for i in items if _config_id(i)), "done": 0}
     bench_session = getattr(config, "_benchmarksession", None)
     if bench_session is not None and isinstance(bench_session.json, _RunJson) and \
             not any("benchmark" in getattr(item, "fixturenames", ()) for item in items):
         bench_session.json = None  # nothing will be measured (unit tests): no results folder, no warning
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The plan for the time-left estimate, from the tests that will run (after ``-k`` and ``-m`` deselected some:
+    counted before, a run of 2 of 4 tests said twice the time it had left)."""
+    session.config.stash[PLAN_KEY] = {"total": sum(scenario_weight(i) for i in session.items if _config_id(i)), "done": 0}
 
 
 JVM_FATAL = re.compile(r"java\.lang\.(?:OutOfMemoryError|StackOverflowError|InternalError)[^\n]*")
