@@ -206,7 +206,9 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
     if not seed.empty:
         parts += ["<h3>The seeds' table, predicted</h3>", table(seed),
                   note("Reach: how far the prediction lies beyond the largest measured point (ratio of the driver to its "
-                       "largest measured value); far beyond 1x the interval is the model's, not the world's. The seeds' "
+                       "largest measured value); far beyond 1x the interval is the model's, not the world's: measured at the seeds' "
+                       "own size on one machine, 10x beyond the `small` points, the updates came out between 0.5x and "
+                       "1.5x of these predictions (docs/scenarios.md), so read them as a factor of two either way. The seeds' "
                        "figures were measured on their authors' clusters and object stores, these predictions on this "
                        "machine's local disk: compare the ratios between configurations, not the seconds. "
                        + partitions_note([m for f in by_route.values() for m in f.values()]))]
