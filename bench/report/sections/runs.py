@@ -42,8 +42,11 @@ def section_trend(runs: list[load.Run], out: Path) -> str:
     from bench.results.history import rows as history_rows
 
     frames = [f for f in (history_rows(r) for r in runs) if not f.empty]  # (concat warns on empty frames)
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    if frame.empty or (frame := frame[frame.metric == "median_s"]).empty:
+    if not frames:
+        return _note("no timings in these runs")
+    frame = pd.concat(frames, ignore_index=True)
+    frame = frame[frame.metric == "median_s"]
+    if frame.empty:
         return _note("no timings in these runs")
     order = {r.run_id: i for i, r in enumerate(runs)}
     frame = frame.assign(run=frame.run_id.map(order))
