@@ -64,7 +64,7 @@ def test_degradation(benchmark, lab, payments, plan, config_id, progress):
             series.append({"batch": number, "update_s": update_s, "read_s": r["median"], "read": r,
                            "live_files": fmt.live_files(spark, table), "table_on_disk": written["table_on_disk"],
                            "table_bytes_on_disk": written["table_bytes_on_disk"],
-                           "bytes_added": written["filesystem"]["bytes_added"]})
+                           "bytes_added": written["filesystem"]["bytes_added"], "memory": written.get("memory")})
             progress(f"{config_id}: batch {number}: read {r['median']:.3f}s, live {series[-1]['live_files']}")
         state["series"] = series
 

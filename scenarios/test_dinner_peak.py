@@ -77,7 +77,7 @@ def test_dinner_peak(benchmark, lab, peak, config_id, route, progress):
                     "read_s": float(np.mean([r["median"] for r in reads.values()])), "reads": reads,
                     "bytes_added": written["filesystem"]["bytes_added"], "files_added": written["filesystem"]["files_added"],
                     "metadata": written["metadata"], "live_files": fmt.live_files(spark, table),
-                    "locate": written.get("locate"),
+                    "locate": written.get("locate"), "memory": written.get("memory"),
                     "table_bytes_on_disk": written["table_bytes_on_disk"]}
             if "read_optimized" in fmt.read_modes:
                 step["read_optimized"] = _staleness(lab, table, rows, expected)

@@ -83,7 +83,8 @@ def test_late_arrivals(benchmark, lab, late, config_id, progress):
         progress(f"{config_id} {name}: {len(back)} of {len(stale)} late rows went back in time ({seconds:.2f}s)")
         return {"strategy": what, "source": docs.get(fmt.family), "seconds": seconds, "rows_late": len(stale),
                 "rows_back_in_time": len(back), "rows_kept_current": len(current) - len(back),
-                "loses_data": bool(back), "filesystem": written["filesystem"], "metadata": written["metadata"]}
+                "loses_data": bool(back), "filesystem": written["filesystem"], "metadata": written["metadata"],
+                "memory": written.get("memory")}
 
     def sequence():
         for name in STRATEGIES:

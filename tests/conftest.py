@@ -139,6 +139,8 @@ def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict
             time["seconds"][key] = time["seconds"].get(key, 0) + value
         time["wall_s"] += other["time_breakdown"]["wall_s"]
         time["cpu_s"] = time.get("cpu_s", 0) + other["time_breakdown"].get("cpu_s", 0)
+        time["python_rss_peak_bytes"] = max(time.get("python_rss_peak_bytes") or 0,
+                                            other["time_breakdown"].get("python_rss_peak_bytes") or 0)
         time["measured_share"] = sum(v for k, v in time["seconds"].items() if k.startswith(("measured", "second"))) / time["wall_s"]
     env["configs"] = {k: env["configs"][k] for k in CONFIGS if k in env["configs"]}
     run_dir.mkdir(parents=True, exist_ok=True)

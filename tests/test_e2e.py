@@ -585,3 +585,35 @@ def test_dinner_peak_upserts_by_literal_keys_read_fewer_files_and_reach_the_same
             assert all(_largest_scan(p) < _largest_scan(j) for p, j in zip(other["series"], join["series"])), config_id
         assert other["row_count"] == join["row_count"] and other["answers_verified"], config_id
         assert other["rows_changed_verified"] == join["rows_changed_verified"], config_id
+
+
+def _memory_figures(memory: dict) -> list[int]:
+    return [v for k, v in memory.items() if k.endswith("_peak_bytes") and v is not None]
+
+
+def test_every_measured_operation_and_read_records_its_peak_memory(tiny_run):
+    """Each round of every update and compaction, every step of the sequences and every read on every engine carries
+    its peak memory: the executors' heap over the stages it ran, the driver JVM's resident memory, this process's;
+    each positive and below the machine's memory."""
+    machine = tiny_run["json"]["cowmor"]["environment"]["machine"]["memory_bytes"]
+    seen = 0
+    for b in tiny_run["json"]["benchmarks"]:
+        x = b["extra_info"]
+        rounds = x.get("rounds") or []
+        steps = [s for s in x.get("series") or [] if "memory" in s] + [w for w in x.get("writes") or [] if isinstance(w, dict)]
+        for measured in rounds + steps:
+            memory = measured["memory"]
+            assert memory["python_rss_peak_bytes"] > 0 and memory["python_rss_scope"] == "operation", (b["name"], memory)
+            assert memory["jvm_rss_peak_bytes"] > 0 and memory["driver_heap_peak_bytes"] > 0, (b["name"], memory)
+            assert all(0 < v < machine for v in _memory_figures(memory)), (b["name"], memory)
+            seen += 1
+        for engines in _engine_records(x):
+            for engine, read in engines.items():
+                if "answer_ok" in read:  # a timed dashboard read (not a staleness count)
+                    assert all(0 < v < machine for v in _memory_figures(read["memory"])), (b["name"], engine, read)
+                    assert read["memory"]["python_rss_peak_bytes"] > 0
+    updates = [_bench(tiny_run, "test_hotfix_update", c)["extra_info"] for c in ran_here(tiny_run)]
+    # an update runs Spark stages: the executors' heap over them is recorded, and below what the driver was given
+    assert all(r["memory"]["executor_heap_peak_bytes"] > 0 and r["memory"]["stages"] > 0 for x in updates for r in x["rounds"])
+    assert seen >= 2 * len(updates)
+    assert 0 < tiny_run["json"]["cowmor"]["time_breakdown"]["python_rss_peak_bytes"] < machine  # the harness's own

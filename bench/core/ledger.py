@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
+from bench.core import resident
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -39,6 +41,7 @@ class Ledger:
     def restart(self) -> None:
         """Begin a new run (a pytest session starts one; several can share a process)."""
         self.started, self.cpu_started = self.clock(), self.cpu()
+        resident.restart_own_peak()
         self.seconds: dict[str, float] = dict.fromkeys(CATEGORIES, 0.0)
         self._stack: list[list] = []  # [category, start, time spent in nested categories]
 
@@ -77,7 +80,7 @@ class Ledger:
         spent[OTHER] = round(max(0.0, wall - sum(self.seconds.values())), 3)
         measured = sum(self.seconds[k] for k in MEASURED)
         return {"wall_s": round(wall, 3), "seconds": spent, "measured_share": round(measured / wall, 4) if wall else 0.0,
-                "cpu_s": round(self.cpu() - self.cpu_started, 3)}
+                "cpu_s": round(self.cpu() - self.cpu_started, 3), "python_rss_peak_bytes": resident.own_peak()}
 
 
 def describe(breakdown: dict) -> str:
@@ -85,7 +88,8 @@ def describe(breakdown: dict) -> str:
     wall = breakdown["wall_s"] or 1e-9
     parts = [f"{name} {s:.0f}s ({s / wall:.0%})" for name, s in breakdown["seconds"].items() if s >= 0.5]
     cpu = f" (CPU {breakdown['cpu_s']:.0f}s: {breakdown['cpu_s'] / wall:.1f} cores busy)" if breakdown.get("cpu_s") else ""
-    return (f"wall {breakdown['wall_s']:.0f}s{cpu}, measured {breakdown['measured_share']:.0%} — " + ", ".join(parts))
+    rss = f", Python peak RSS {breakdown['python_rss_peak_bytes'] / 2**30:.2f} GB" if breakdown.get("python_rss_peak_bytes") else ""
+    return (f"wall {breakdown['wall_s']:.0f}s{cpu}{rss}, measured {breakdown['measured_share']:.0%} — " + ", ".join(parts))
 
 
 LEDGER = Ledger()  # the run's ledger: the pytest plugin restarts, records and prints it

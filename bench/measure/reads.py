@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bench.core import requests
 from bench.engines import PRIMARY
 from bench.exceptions import WrongAnswer
+from bench.measure.memory import MemoryWatch
 from bench.workload.queries import Query, normalize
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def run_reads(engines: list[ReadEngine], fmt: TableFormat, table: TableRef, quer
 def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query, expected: list[tuple],
              repeats: int, mode: str) -> dict[str, Any]:
     seconds, answer = [], []
+    memory = MemoryWatch.start()
     before = requests.snapshot()
     for _ in range(repeats):
         result = engine.attempt(fmt, table, query.sql, mode, reference=engine.name == PRIMARY)
@@ -51,7 +53,8 @@ def _read_on(engine: ReadEngine, fmt: TableFormat, table: TableRef, query: Query
     if answer != expected:
         raise WrongAnswer(disagreement(engine.version(), fmt.config_id, mode, query.name, answer, expected))
     made = requests.since(before)
-    out = {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version()}
+    out = {**_cold_and_warm(seconds), "rows": len(answer), "answer_ok": True, "version": engine.version(),
+           "memory": memory.finish()}  # over every repeat, the cold first read's included
     if made is not None:  # every repeat's requests, the cold first read's included
         out["requests"] = made | {"repeats": repeats}
     return out

@@ -18,6 +18,7 @@ from bench.exceptions import WrongAnswer
 from bench.formats.base import DATA
 from bench.measure.anatomy import anatomy
 from bench.measure.locate import ScanWatch
+from bench.measure.memory import MemoryWatch
 from bench.measure.probe import Listing, diff, list_files, table_size
 from bench.workload.queries import money, normalize
 
@@ -84,6 +85,7 @@ class Observation:
     marker: object
     requests_before: Counter | None = None
     scans: ScanWatch | None = None
+    memory: MemoryWatch | None = None
 
     @classmethod
     @LEDGER.charged(PROBES)
@@ -92,14 +94,17 @@ class Observation:
         requests and queries are not counted."""
         observation = cls(fmt, table, list_files(table.location), fmt.commit_marker(table))
         observation.scans = ScanWatch.start()
+        observation.memory = MemoryWatch.start()
         observation.requests_before = requests.snapshot()
         return observation
 
     @LEDGER.charged(PROBES)
     def finish(self, logical_bytes: float | None = None) -> dict[str, Any]:
-        """Bytes and files from the filesystem and from the format's metadata, write amplification, and the
-        object-store requests the operation made (counted before this method lists anything)."""
+        """Bytes and files from the filesystem and from the format's metadata, write amplification, the
+        object-store requests the operation made (counted before this method lists anything) and its peak memory
+        (taken before the listing and the format's metadata add their own)."""
         made = requests.since(self.requests_before)
+        memory = self.memory.finish() if self.memory is not None else None
         located = self.scans.finish() if self.scans is not None else None
         after = list_files(self.table.location)
         fs = diff(self.before, after, self.fmt.classify, self.fmt.parts)
@@ -117,6 +122,8 @@ class Observation:
             record["requests"] = made
         if located is not None:
             record["locate"] = located
+        if memory is not None:
+            record["memory"] = memory
         if logical_bytes:
             record["logical_bytes"] = logical_bytes
             record["write_amplification"] = fs.bytes_added / logical_bytes

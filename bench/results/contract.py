@@ -56,7 +56,7 @@ NUMBER = (int, float)
 # what every round of a measured operation may hand on to its record (the last round's; ``bench.measure.rounds``)
 LAST_ROUND = {"filesystem": dict, "metadata": dict, "write_amplification": NUMBER, "write_amplification_metadata": NUMBER,
               "logical_bytes": NUMBER, "table_bytes_on_disk": int, "data_file_anatomy": dict, "requests": dict,
-              "locate": dict}
+              "locate": dict, "memory": dict}  # memory: peak memory over the operation (bench.measure.memory), optional
 _UPDATE_LOCATE = {"route": str, "locate_full_scan": (bool, type(None)), "table_data_files": int, "files_touched": int}
 # the settlement days (the tables' partitions) an update touches, of the table's (optional: older runs lack them)
 PARTITIONS_TOUCHED = {"partitions_touched": int, "table_partitions": int}

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.exceptions import JavaNotFound
+from bench.measure.memory import POLLING_INTERVAL as MEMORY_POLLING_INTERVAL
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -65,6 +66,8 @@ class SparkOptions:
             "spark.sql.session.timeZone": "UTC",
             "spark.sql.parquet.compression.codec": "snappy",
             "spark.sql.adaptive.enabled": "true",
+            # peak memory per operation: executors sample their metrics this often (every task's end carries its peak)
+            "spark.executor.metrics.pollingInterval": MEMORY_POLLING_INTERVAL,
             "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J2}",
             "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J2}",
         }
