@@ -29,7 +29,7 @@ def plan(payments, cowmor):
     k, n = cowmor.scale.degradation_batches, cowmor.scale.hotfix_rows
     keys = payments.hotfix_keys(k * n)
     batches = [keys[i::k] for i in range(k)]
-    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS))
+    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)
     query = next(q for q in payments_queries(payments.last_day, keys[0]) if q.name == "status_totals")
     expected = [query.expected(frame)]
     for batch in batches:

@@ -32,11 +32,12 @@ def audit(payments, cowmor):
     s = cowmor.scale
     keys = payments.hotfix_keys(s.settlement_batches * s.settlement_rows_per_batch)
     batches = [keys[i::s.settlement_batches] for i in range(s.settlement_batches)]
-    pristine = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS))
+    lookups = [keys[0], keys[-1], payments.hotfix_keys(1)[0] + 1]
+    pristine = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=[*keys, *lookups])
     adjusted = pristine.copy()
     adjusted.loc[adjusted["txn_id"].isin(keys), "amount_cents"] += 100
     adjusted.loc[adjusted["txn_id"].isin(keys), "status"] = ADJUSTED
-    queries = settlement_queries([keys[0], keys[-1], payments.hotfix_keys(1)[0] + 1])
+    queries = settlement_queries(lookups)
     return {"batches": batches, "queries": queries,
             "pristine": {q.name: q.expected(pristine) for q in queries},
             "adjusted": {q.name: q.expected(adjusted) for q in queries}}

@@ -29,7 +29,7 @@ def hotfix(payments, cowmor):
     """The N target keys, the dashboards, and their expected answers before and after the hotfix."""
     keys = payments.hotfix_keys(cowmor.scale.hotfix_rows)
     queries = payments_queries(payments.last_day, lookup_id=keys[0])
-    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS))
+    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)  # the lookup is keys[0]
     before = {q.name: q.expected(frame) for q in queries}
     frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS
     after = {q.name: q.expected(frame) for q in queries}

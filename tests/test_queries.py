@@ -40,3 +40,23 @@ def test_the_frame_read_part_by_part_is_the_frame_read_whole_and_answers_the_sam
                                         merchants=("merchant_id", "nunique"))
     assert totals.expected(parts) == normalize([(s, int(r.n), f"{r.cents / 100:.2f}", int(r.merchants))
                                                 for s, r in naive.iterrows()])
+
+
+def test_a_frame_folded_around_the_changed_keys_answers_every_dashboard_as_the_whole_frame_does(tmp_path):
+    """The expected answers at the seeds' size come from a frame whose other rows are summed per (day, status,
+    merchant): the same answers as every row, before and after an edit of the kept keys, in far fewer rows."""
+    from bench.workload.datagen import generate_payments
+    from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, settlement_queries
+
+    data = generate_payments(tmp_path, days=9, files_per_day=2, rows_per_file=800, seed=3, progress=None)
+    keys = data.hotfix_keys(40)
+    lookups = [keys[0], keys[-1], keys[0] + 1]  # a key the update does not change, looked up too
+    whole = payments_frame(data.read(PAYMENTS_FRAME_COLUMNS))
+    folded = payments_frame(data.read_in_parts(PAYMENTS_FRAME_COLUMNS, files_per_part=5), keep=[*keys, *lookups])
+    assert len(folded) < len(whole) / 2
+    queries = [*payments_queries(data.last_day, lookup_id=keys[0]), *settlement_queries(lookups)]
+    for frame in (whole, folded):
+        frame.loc[frame["txn_id"].isin(keys[::2]), "status"] = "REVERSED"
+        frame.loc[frame["txn_id"].isin(keys[1::2]), "amount_cents"] += 100
+    for q in queries:
+        assert q.expected(folded) == q.expected(whole), q.name
