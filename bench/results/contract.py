@@ -47,6 +47,7 @@ SCENARIO_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
                               "reads_before", "reads_after", "compaction", "reads_after_compaction", "answers_verified"),
     ("late_arrivals", "sequence"): ("strategies", "answers_verified"),
     ("concurrent_compaction", "sequence"): ("batches", "compactions", "commits_attempted", "commits_succeeded"),
+    ("memory_needed", "search"): ("table", "attempts", "needed_mb", "ladder_mb"),
     ("several_writers", "race"): ("writers", "overlap", "kind", "control", "per_writer", "batches_committed",
                                   "committed_rows_per_s", "invariants", "violations"),
 }
@@ -129,6 +130,11 @@ SPECS: dict[tuple[str, str], Spec] = {
          "compaction_committed": bool, "upsert_alone_p50_s": (float, type(None)), "upsert_racing_p50_s": (float, type(None)),
          "concurrent_wall_s": (float, int, type(None)), "concurrency_settings": list, "row_count": int,
          "rows_changed_verified": int}),
+    ("memory_needed", "search"): Spec(
+        {"table": str, "attempts": list, "needed_mb": (int, type(None)), "largest_failed_mb": (int, type(None)),
+         "more_than_ladder": bool, "ladder_mb": list, "failed_for_memory": int, "failed_otherwise": int,
+         "rows_targeted": int, "files_total": int, "file_bytes_mean": NUMBER, "table_bytes": int, "master": str,
+         "route": str}),
     ("several_writers", "race"): Spec(
         {"writers": int, "overlap": str, "kind": str, "control": str, "coordination": dict, "per_writer": list,
          "batches": list, "batches_attempted": int, "batches_committed": int, "batches_failed": int,

@@ -144,8 +144,9 @@ def _family_rank(item: pytest.Item) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group tests by format family (stable), so each family's JVM starts once."""
-    items.sort(key=_family_rank)
+    """Group tests by format family (stable), so each family's JVM starts once; within a family the memory search
+    runs last, for its attempts start applications with other memories."""
+    items.sort(key=lambda item: (_family_rank(item), getattr(item, "originalname", "") == "test_memory_needed"))
     bench_session = getattr(config, "_benchmarksession", None)
     if bench_session is not None and isinstance(bench_session.json, _RunJson) and \
             not any("benchmark" in getattr(item, "fixturenames", ()) for item in items):

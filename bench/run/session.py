@@ -170,18 +170,19 @@ class BenchSession:
         """The configuration's adapter, with the scale's target file size unless told otherwise, finding rows by ``route``."""
         return make_adapter(config_id, self.workspace.warehouse, target_file_bytes or self.scale.target_file_bytes, route)
 
-    def spark(self, family: str) -> SparkSession:
-        """The family's Spark application (starting it, and stopping another family's, if needed)."""
+    def spark(self, family: str, driver_memory: str | None = None) -> SparkSession:
+        """The family's Spark application (starting it, and stopping another family's, if needed); with
+        ``driver_memory``, one given that much (the memory search's attempts)."""
         if self.java is None:
             self.java = java_version()
         resolution = self.resolution(family)
         conf = {s.key: s.value for s in adapter_class(family).spark_settings(self.workspace.warehouse)}
         conf = merge_conf(conf | resolution.spark_conf(), self._shared_catalog_driver(family))
-        starting = not self.apps.running(family)
+        starting = not self.apps.running(family, driver_memory)
         if starting:
             self.writer_pool.stop()  # the writers carry the stopping family's settings
         with LEDGER.spend(JVM) if starting else contextlib.nullcontext():
-            return self.apps.get(family, conf)
+            return self.apps.get(family, conf, driver_memory)
 
     def _shared_catalog_driver(self, family: str) -> dict[str, str]:
         """Iceberg's application carries the PostgreSQL JDBC driver where it is on disk (a JDBC driver must be on the

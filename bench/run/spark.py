@@ -98,18 +98,21 @@ class SparkApps:
     session: SparkSession | None = None
     conf: dict[str, str] = field(default_factory=dict)
 
-    def running(self, family: str) -> bool:
-        """The family's application is up: started, and its JVM alive (one that ran out of memory or was killed is
-        stopped by ``get`` and started again, so one test's crash does not take the rest of the run with it)."""
-        if self.family != family or self.session is None:
+    def running(self, family: str, driver_memory: str | None = None) -> bool:
+        """The family's application is up, with ``driver_memory`` (default: the run's): started, and its JVM alive
+        (one that ran out of memory or was killed is stopped by ``get`` and started again, so one test's crash does
+        not take the rest of the run with it)."""
+        if self.family != family or self.session is None or \
+                self.conf.get("spark.driver.memory") != (driver_memory or self.options.driver_memory):
             return False
         try:
             return not self.session.sparkContext._jsc.sc().isStopped()
         except Exception:  # noqa: BLE001 - any error reaching the JVM means it is gone
             return False
 
-    def get(self, family: str, family_conf: dict[str, str]) -> SparkSession:
-        if self.running(family):
+    def get(self, family: str, family_conf: dict[str, str], driver_memory: str | None = None) -> SparkSession:
+        """The family's session; with ``driver_memory``, an application given that much instead of the run's."""
+        if self.running(family, driver_memory):
             assert self.session is not None
             return self.session
         self.stop()
@@ -120,6 +123,8 @@ class SparkApps:
         from pyspark.sql import SparkSession
 
         conf = merge_conf(self.options.base_conf(family), family_conf)
+        if driver_memory:
+            conf["spark.driver.memory"] = driver_memory
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)

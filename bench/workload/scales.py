@@ -57,6 +57,10 @@ class Scale:
     # rounds of each update-sweep point, and how many of its six points run (the files-vs-rows pivot first)
     sweep_rounds: int = 3
     sweep_points: int = 6
+    # the memory a configuration needs: the driver memories (MB) the search tries lie in [memory_min_mb, memory_max_mb]
+    # (Spark refuses a driver heap under 450 MB)
+    memory_min_mb: int = 512
+    memory_max_mb: int = 8192
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
     # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
@@ -94,7 +98,8 @@ PRESETS: dict[str, Scale] = {
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
                   sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
                   writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1, writer_races=1,
-                  file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2),
+                  file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2,
+                  memory_min_mb=1024, memory_max_mb=1024),
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
@@ -110,7 +115,8 @@ PRESETS: dict[str, Scale] = {
                   max_rounds=3,
                   orders_days=30, orders_files_per_day=32, orders_rows_per_file=20000,
                   peak_batches=16, peak_updates_per_batch=2500, peak_inserts_per_batch=2500, peak_reads_per_batch=1,
-                  degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100),
+                  degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100,
+                  memory_max_mb=16384),
 }
 
 
