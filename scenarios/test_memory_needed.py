@@ -17,10 +17,7 @@ from __future__ import annotations
 import pytest
 
 from bench.core.ledger import DATA, LEDGER
-from bench.measure.memory import MemoryWatch
 from bench.measure.needed import ladder, memory_failure, next_rung, verdict
-from bench.measure.rounds import timed
-from bench.run.tables import update_keys
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 
 pytestmark = pytest.mark.spark
@@ -47,32 +44,24 @@ def test_memory_needed(benchmark, lab, payments, cowmor, config_id, route, table
         data, keys = _largest_file_step(cowmor)
         name = "memory_largest_step"
         lab = lab.with_target_file_bytes(max(scale.target_file_bytes, int(2 * data.bytes / len(data.files))))
-    fmt, family = lab.fmt, lab.fmt.family
+    fmt = lab.fmt
     progress(f"{config_id} ({route}) {table}: base table with the run's {cowmor.spark_options.driver_memory}")
     cowmor.tables.base_table(lab.spark, fmt, name, data)
     rungs = ladder(scale.memory_min_mb, scale.memory_max_mb)
     attempts: list[dict] = []
 
     def attempt(mb: int) -> dict:
-        spark = cowmor.spark(family, f"{mb}m")
-        base = cowmor.tables.base_table(spark, fmt, name, data)
-        fmt.attach(spark, base)
-        targets = update_keys(spark, fmt.route, "memory_keys", keys, data)
         capfd.readouterr()  # what the JVM prints from here on is this attempt's
-        watch = MemoryWatch.start()
         try:
-            seconds, _ = timed(fmt.update_keys, spark, base, targets, {"status": f"'{HOTFIX_STATUS}'"})
-            memory = watch.finish()
-            changed = spark.sql(f"SELECT COUNT(*) FROM {fmt.relation(spark, base)} WHERE status = '{HOTFIX_STATUS}'").collect()[0][0]
+            done = lab.update_with_driver_memory(mb, name, data, keys, HOTFIX_STATUS)
         except Exception as err:  # noqa: BLE001 - any failure of the attempt is its result, recorded with its words
-            printed = capfd.readouterr().err
-            words = memory_failure(str(err), printed)
+            words = memory_failure(str(err), capfd.readouterr().err)
             first = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
             return {"driver_memory_mb": mb, "completed": False, "out_of_memory": words is not None,
                     "reason": words or first, "error": first}
-        assert changed == len(keys), f"{config_id} with {mb} MB: {changed} rows changed, expected {len(keys)}"
-        return {"driver_memory_mb": mb, "completed": True, "seconds": seconds, "memory": memory,
-                "rows_changed_verified": int(changed)}
+        assert done["rows_changed_verified"] == len(keys), \
+            f"{config_id} with {mb} MB: {done['rows_changed_verified']} rows changed, expected {len(keys)}"
+        return {"driver_memory_mb": mb, "completed": True, **done}
 
     def search() -> None:
         done: dict[int, bool] = {}

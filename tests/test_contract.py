@@ -23,7 +23,7 @@ def test_header_is_the_same_for_every_scenario_and_refuses_unknown_pairs():
     assert header("update_sweep", "update", "x", "f", "m", "tiny", 1, [], "1pct")["param"] == "1pct"
     with pytest.raises(ValueError, match="not in the results contract"):
         header("payments_hotfix", "upsert", "x", "f", "m", "tiny", 1, [])
-    assert all(op in ("update", "compaction", "sequence", "race") for _, op in SCENARIO_FIELDS)
+    assert all(op in ("update", "compaction", "sequence", "race", "search") for _, op in SCENARIO_FIELDS)
 
 
 def test_a_fresh_constructed_run_is_valid(tmp_path, capsys):

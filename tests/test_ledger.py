@@ -103,3 +103,20 @@ def test_the_time_left_weighs_a_scenario_s_grid_points_by_its_module_s_weight():
     assert scenario_weight(plain) == 1.0
     # the first step done (weight 1.125 of 1.125 + 33): far more than 1 of 2 tests' time is left
     assert progress_prefix(10, 1.125, 34.125) == "[0:10, ~4:53 left]"
+
+
+def test_the_cpu_of_a_child_still_running_is_counted():
+    """A run's time line is written while its Spark JVM still runs: that JVM's CPU is part of the run's."""
+    import subprocess
+    import sys
+
+    from bench.core.ledger import live_descendants_cpu
+
+    spin = "import time, sys\nwhile time.process_time() < 0.3: pass\nprint('spun', flush=True)\nsys.stdin.read()"
+    child = subprocess.Popen([sys.executable, "-c", spin], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "spun"
+        assert live_descendants_cpu() >= 0.29
+    finally:
+        child.stdin.close()
+        child.wait()

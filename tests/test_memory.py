@@ -22,6 +22,15 @@ def test_the_largest_stage_peak_is_the_operations_and_off_heap_execution_counts_
     assert (out["driver_heap_peak_bytes"], out["jvm_rss_peak_bytes"], out["python_rss_peak_bytes"]) == (900, 2000, 50)
 
 
+def test_a_stage_that_ended_before_the_first_poll_counts_as_unsampled_not_as_an_empty_heap():
+    stages = [{"JVMHeapMemory": 0, "OnHeapExecutionMemory": 0, "OnHeapStorageMemory": 0},
+              {"JVMHeapMemory": 80, "OnHeapExecutionMemory": 0, "OnHeapStorageMemory": 2}]
+    out = summarize(stages, driver_heap=1, jvm_rss=1, python_rss=1, python_scope=OPERATION)
+    assert out["executor_heap_peak_bytes"] == 80 and out["stages"] == 2 and out["stages_sampled"] == 1
+    unsampled = summarize(stages[:1], driver_heap=1, jvm_rss=1, python_rss=1, python_scope=OPERATION)
+    assert unsampled["executor_heap_peak_bytes"] is None and unsampled["execution_memory_peak_bytes"] is None
+
+
 def test_an_operation_without_spark_stages_has_no_executor_figures_rather_than_zero():
     out = summarize([], driver_heap=None, jvm_rss=None, python_rss=50, python_scope=PROCESS)
     assert out["executor_heap_peak_bytes"] is None and out["execution_memory_peak_bytes"] is None

@@ -42,12 +42,14 @@ def summarize(stage_peaks: list[dict[str, int]], driver_heap: int | None, jvm_rs
     A figure no source gave is None (an operation that ran no Spark stage has no executor figures), never 0.
     """
     out: dict[str, Any] = {}
+    # a stage whose tasks all ended before the first poll carries zeros: not sampled, not a heap of 0 bytes
+    sampled = [p for p in stage_peaks if p.get("JVMHeapMemory", 0) > 0]
     for metric, name in EXECUTOR_METRICS.items():
         values = [p[metric] + (p.get(OFF_HEAP_EXECUTION, 0) if metric == "OnHeapExecutionMemory" else 0)
-                  for p in stage_peaks if metric in p]
+                  for p in sampled if metric in p]
         out[name] = max(values) if values else None
     out |= {"driver_heap_peak_bytes": driver_heap, "jvm_rss_peak_bytes": jvm_rss, "python_rss_peak_bytes": python_rss,
-            "python_rss_scope": python_scope, "stages": len(stage_peaks)}
+            "python_rss_scope": python_scope, "stages": len(stage_peaks), "stages_sampled": len(sampled)}
     return out
 
 

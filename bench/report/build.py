@@ -26,6 +26,7 @@ from bench.report.sections import engines as engine_view
 from bench.report.sections import locate as locate_view
 from bench.report.sections.break_even import section_break_even
 from bench.report.sections.file_size import section_file_size
+from bench.report.sections.memory import section_memory
 from bench.report.sections.money import parse_prices, section_money
 from bench.report.sections.over_time import read_optimized_staleness, section_over_time
 from bench.report.sections.read import section_read, section_settlements
@@ -97,6 +98,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
                               + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),
+        ("memory", "Memory", section_memory(run, out)),
         ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
         ("time", "Over time", over_time + concurrency.section(run) + writers.section(run, out)),

@@ -25,27 +25,46 @@ def _count(value) -> int:
     return 0 if value is None or pd.isna(value) else int(value)
 
 
-def _read_median(reads: pd.DataFrame, config_id: str, operation: str, phase: str) -> float | None:
-    sel = reads[(reads.config_id == config_id) & (reads.operation == operation) & (reads.phase == phase)] if not reads.empty else reads
+def _read_median(reads: pd.DataFrame, op: pd.Series, phase: str) -> float | None:
+    """The dashboards' summed medians around one operation: its own scenario and file-size step, not another's."""
+    if reads.empty:
+        return None
+    same_param = reads.param.isna() if not isinstance(op.param, str) else reads.param == op.param
+    sel = reads[(reads.config_id == op.config_id) & (reads.scenario == op.scenario) & (reads.operation == op.operation)
+                & same_param & (reads.phase == phase)]
     return None if sel.empty else float(sel["median_s"].sum())
 
 
 def _routes(run: load.Run) -> list[str]:
-    """The payments hotfix per locate route: what each update read to find its rows, beside its time and writes."""
-    records = run.records("payments_hotfix", "update", route=None)
-    if len({r.route for r in records}) < 2:
-        return []
-    lines = ["", "finding the rows (payments hotfix update): files the largest scan read / the table's data files, bytes read",
-             f"{'configuration':<13} {'route':<7} {'median s':>9} {'files read':>11} {'bytes read':>10} {'written':>9}  full scan"]
-    for r in sorted(records, key=lambda r: (r.config_id, ("join", "pruned", "index").index(r.route)
-                                            if r.route in ("join", "pruned", "index") else 9)):
-        locate = r.get("locate") or {}
-        files = f"{locate.get('largest_scan_files', 0)}/{r.get('table_data_files', '?')}" if locate.get("scans") else \
-            f"-/{r.get('table_data_files', '?')}"
-        full = {True: "yes", False: "no", None: "-"}[r.get("locate_full_scan")]
-        lines.append(f"{r.config_id:<13} {r.route:<7} {statistics.median(r.seconds):>9.2f} {files:>11} "
-                     f"{human_bytes(locate.get('bytes_read')):>10} {human_bytes((r.get('filesystem') or {}).get('bytes_added')):>9}  {full}")
+    """The payments hotfix and the file-size steps per locate route: what each update read to find its rows, beside
+    its time, its writes and its peak memory (the driver JVM's resident memory)."""
+    lines: list[str] = []
+    for scenario in ("payments_hotfix", "file_size"):
+        records = run.records(scenario, "update", route=None)
+        if len({r.route for r in records}) < 2 and not any(r.memory for r in records):
+            continue
+        lines += ["", f"finding the rows ({scenario.replace('_', ' ')} update): files the largest scan read / the "
+                      "table's data files, bytes read; peak resident memory of the driver JVM",
+                  f"{'configuration':<13} {'step':<10} {'route':<7} {'median s':>9} {'files read':>11} {'bytes read':>10} "
+                  f"{'written':>9} {'peak JVM':>9}  full scan"]
+        lines += [_route_line(r) for r in sorted(records, key=_route_order)]
     return lines
+
+
+def _route_order(r: load.Record) -> tuple:
+    routes = ("join", "pruned", "index")
+    return (r.config_id, float((r.param or "0MB").removesuffix("MB") or 0) if (r.param or "").endswith("MB") else 0,
+            routes.index(r.route) if r.route in routes else 9)
+
+
+def _route_line(r: load.Record) -> str:
+    locate = r.get("locate") or {}
+    files = f"{locate.get('largest_scan_files', 0)}/{r.get('table_data_files', '?')}" if locate.get("scans") else \
+        f"-/{r.get('table_data_files', '?')}"
+    full = {True: "yes", False: "no", None: "-"}[r.get("locate_full_scan")]
+    return (f"{r.config_id:<13} {(r.param or '-'):<10} {r.route:<7} {statistics.median(r.seconds):>9.2f} {files:>11} "
+            f"{human_bytes(locate.get('bytes_read')):>10} {human_bytes((r.get('filesystem') or {}).get('bytes_added')):>9} "
+            f"{human_bytes(r.memory.get('jvm_rss_peak_bytes')):>9}  {full}")
 
 
 def text_summary(run: load.Run) -> str:
@@ -58,8 +77,8 @@ def text_summary(run: load.Run) -> str:
     lines += [header, "-" * len(header)]
     ordered = ops.sort_values(["scenario", "operation", "param", "config_id"], na_position="first") if not ops.empty else ops
     for _, r in ordered.iterrows():
-        before = _read_median(reads, r.config_id, r.operation, "before")
-        after = _read_median(reads, r.config_id, r.operation, "after") or _read_median(reads, r.config_id, r.operation, "after_compaction")
+        before = _read_median(reads, r, "before")
+        after = _read_median(reads, r, "after") or _read_median(reads, r, "after_compaction")
         dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")
         removed = _count(r.meta_data_files_removed) + _count(r.meta_delete_files_removed)
         amp = f"{r.write_amplification:,.0f}x" if pd.notna(r.write_amplification) else "-"

@@ -52,6 +52,10 @@ SCENARIO_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
                                   "committed_rows_per_s", "invariants", "violations"),
 }
 
+# peak memory over an operation (``bench.measure.memory``): each field's bytes, None where no source gave it
+MEMORY = "memory"
+MEMORY_FIELDS = ("executor_heap_peak_bytes", "execution_memory_peak_bytes", "storage_memory_peak_bytes",
+                 "driver_heap_peak_bytes", "jvm_rss_peak_bytes", "python_rss_peak_bytes")
 BASELINE_ROUTE = "join"  # the route every record without one took (a MERGE / IN (SELECT …) from a keys table)
 NUMBER = (int, float)
 # what every round of a measured operation may hand on to its record (the last round's; ``bench.measure.rounds``)
@@ -249,6 +253,16 @@ class Record:
     def seconds(self) -> list[float]:
         """Every round's time (the median alone where pytest-benchmark kept no data)."""
         return list(self.stats.get("data") or [self.stats["median"]])
+
+    @property
+    def memory(self) -> dict[str, int | None]:
+        """Peak memory over the operation: each field's largest over its rounds (the memory it needed at most), or
+        the record's own where it kept no rounds; empty for runs recorded before memory was."""
+        measured = [r[MEMORY] for r in self.info.get("rounds") or [] if isinstance(r, dict) and r.get(MEMORY)]
+        measured = measured or ([self.info[MEMORY]] if self.info.get(MEMORY) else [])
+        if not measured:
+            return {}
+        return {f: max((m[f] for m in measured if m.get(f) is not None), default=None) for f in MEMORY_FIELDS}
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.info.get(key, default)

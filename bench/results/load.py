@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.results.contract import REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
+from bench.results.contract import MEMORY_FIELDS, REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
 
 
 def _get(d: dict, *keys: str, default: Any = None) -> Any:
@@ -65,7 +65,21 @@ def _operation(run: Run, b: Record) -> dict[str, Any]:
     }
 
 
-READ_COLUMNS = ["run_id", "scenario", "operation", "config_id", "phase", "query", "mode", "engine", "requests_per_read", "median_s", "min_s",
+MEMORY_COLUMNS = ["run_id", "scenario", "operation", "config_id", "route", "param", "file_bytes_mean", "median_s",
+                  *MEMORY_FIELDS]
+
+
+def memory(run: Run) -> pd.DataFrame:
+    """One row per measured operation that recorded its peak memory, every route: each figure the largest of its
+    rounds, beside the operation's median time and its table's file size."""
+    rows = [{"run_id": run.run_id, "scenario": r.scenario, "operation": r.operation, "config_id": r.config_id,
+             "route": r.route, "param": r.param, "file_bytes_mean": r.get("file_bytes_mean"),
+             "median_s": r.stats.get("median"), **r.memory}
+            for r in run.records(route=None) if r.memory]
+    return pd.DataFrame(rows, columns=MEMORY_COLUMNS)
+
+
+READ_COLUMNS = ["run_id", "scenario", "operation", "param", "config_id", "phase", "query", "mode", "engine", "requests_per_read", "median_s", "min_s",
                 "max_s", "n", "answer_ok", "unsupported", "seconds"]
 
 
@@ -82,7 +96,7 @@ def reads(run: Run) -> pd.DataFrame:
             for query, r in (x.get(phase) or {}).items():
                 for engine, e in (r.get("engines") or {REFERENCE_ENGINE: r}).items():
                     rows.append({"run_id": run.run_id, "scenario": x.get("scenario"), "operation": x.get("operation"),
-                                 "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
+                                 "param": x.get("param"), "config_id": x.get("config_id"), "phase": phase.removeprefix("reads_"),
                                  "query": query, "mode": r.get("mode"), "engine": engine, "median_s": e.get("median"),
                                  "min_s": e.get("min"), "max_s": e.get("max"), "n": e.get("n"),
                                  "answer_ok": e.get("answer_ok"), "unsupported": e.get("unsupported"),

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from bench.formats.base import Keys
 from bench.measure.locate import full_scan
+from bench.measure.memory import MemoryWatch
 from bench.measure.reads import run_reads
-from bench.measure.rounds import Rounds, measured
+from bench.measure.rounds import Rounds, measured, timed
 from bench.results import contract
 from bench.run.tables import update_keys
 
@@ -74,6 +75,21 @@ class Lab:
                              progress: Callable[[str], None], status: str) -> tuple[TableRef, Rounds, int]:
         """``status_update_rounds`` for this configuration (the scenarios' entry point: they never import run/)."""
         return status_update_rounds(benchmark, self, name, data, keys, rounds, label=label, progress=progress, status=status)
+
+    def update_with_driver_memory(self, driver_memory_mb: int, name: str, data: Any, keys: list[int],
+                                  status: str) -> dict[str, Any]:
+        """Set ``status`` on ``keys`` of table ``name`` (its base state restored) in this family's application started
+        with ``driver_memory_mb`` of driver memory: the update's time, its peak memory and the rows that carry the
+        status after it. Raises whatever the attempt raised (the memory search records it)."""
+        spark = self.session.spark(self.fmt.family, f"{driver_memory_mb}m")
+        table = self.session.tables.base_table(spark, self.fmt, name, data)
+        self.fmt.attach(spark, table)
+        targets = update_keys(spark, self.fmt.route, "memory_keys", keys, data)
+        watch = MemoryWatch.start()
+        seconds, _ = timed(self.fmt.update_keys, spark, table, targets, {"status": f"'{status}'"})
+        memory = watch.finish()
+        changed = spark.sql(f"SELECT COUNT(*) FROM {self.fmt.relation(spark, table)} WHERE status = '{status}'").collect()[0][0]
+        return {"seconds": seconds, "memory": memory, "rows_changed_verified": int(changed)}
 
     def several_writers(self, kind: str, control: str) -> SeveralWriters:
         """This configuration on the catalog and lock several applications share (``run/several.py``).
