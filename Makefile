@@ -24,7 +24,7 @@ ifneq ($(strip $(JARS_DIR)),)
 export COWMOR_JARS_DIR := $(abspath $(JARS_DIR))
 endif
 
-.PHONY: install java bench test test-fast lint cluster-test s3a-jars s3-test report compare validate clean distclean
+.PHONY: install java bench test test-fast lint cluster-test s3a-jars s3-test report compare validate clean distclean findings docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
@@ -72,6 +72,14 @@ cluster-test: java
 report: $(STAMP)
 	$(BIN)/python -m bench report $(RUNS)
 
+## the project's own answers: the findings page from the reference runs in results/reference (no JVM, seconds)
+findings: $(STAMP)
+	$(BIN)/python -m bench findings
+
+## rewrite the figure blocks of README.md and docs/ from the reference runs (make test fails where they drift)
+docs: $(STAMP)
+	$(BIN)/python -m bench docs
+
 ## check recorded runs against the results contract: make validate RUNS=results/<id>
 validate: $(STAMP)
 	$(BIN)/python -m bench validate $(or $(RUNS),$(error give RUNS=results/<run-id>))
@@ -85,6 +93,7 @@ compare: $(STAMP)
 clean:
 	rm -rf .cowmor-work test-artifacts .benchmarks results/.object-store
 	find reports -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
+	@echo "make clean keeps results/ (your runs and the reference set)"
 
 distclean: clean
 	rm -rf $(VENV)

@@ -194,6 +194,53 @@ def _validate(args: argparse.Namespace) -> int:
     return worst
 
 
+def _reference(args: argparse.Namespace) -> int:
+    from bench.results import reference
+
+    folder = Path(args.folder)
+    if args.action == "add":
+        for path in args.runs:
+            entry = reference.add(Path(path), [b for b in args.backs.split(",") if b], folder, args.command_line)
+            print(f"reference: added {entry.run_id} ({entry.machine_label}, {entry.storage}; backs {', '.join(entry.backs)})")
+        return 0
+    problems = reference.check(folder)
+    for problem in problems:
+        print(f"cowmor: {problem}", file=sys.stderr)
+    if not problems:
+        print(f"{folder}: {len(reference.load_manifest(folder))} reference runs, every one as it was added")
+    return EXIT_BAD_INPUT if problems else 0
+
+
+def _findings(args: argparse.Namespace) -> int:
+    from bench.report.findings import build_findings
+
+    print(f"findings: {build_findings(Path(args.folder), args.output)}")
+    return 0
+
+
+def doc_files() -> list[Path]:
+    """README.md and every page under docs/: where figure blocks may stand."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from bench.report import figures
+
+    folder = Path(args.folder)
+    if args.check:
+        problems = figures.drift(doc_files(), folder)
+        for problem in problems:
+            print(f"cowmor: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT if problems else 0
+    for path in doc_files():
+        text = path.read_text()
+        new = figures.rewrite(text, folder)
+        if new != text:
+            path.write_text(new)
+            print(f"docs: rewrote the figures of {path.relative_to(ROOT)}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     main_parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                           formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -232,10 +279,26 @@ def parser() -> argparse.ArgumentParser:
     hist.add_argument("--file", type=Path, default=Path("results/history.csv"), help="Default: %(default)s")
     check = sub.add_parser("validate", help="check recorded runs against the results contract (exit 2 on any problem)")
     check.add_argument("runs", nargs="+", metavar="RESULTS")
+    ref = sub.add_parser("reference", help="the reference runs behind the project's figures: add a run, or check the set")
+    ref.add_argument("action", choices=("add", "check"))
+    ref.add_argument("runs", nargs="*", metavar="RESULTS", help="add: results/<run-id>/ folders")
+    ref.add_argument("--backs", default="", metavar="FIGURE[,…]", help="add: the figures the runs back (bench/report/figures.py)")
+    ref.add_argument("--command", dest="command_line", default=None, metavar="TEXT",
+                     help="add: the command that made the run, where its record does not say")
+    ref.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")
+    find = sub.add_parser("findings", help="render the findings page from the reference runs (no JVM)")
+    find.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")
+    find.add_argument("-o", "--output", type=Path, default=Path("reports/findings"), metavar="DIR",
+                      help="Default: %(default)s")
+    docs = sub.add_parser("docs", help="rewrite the figure blocks of README.md and docs/ from the reference runs")
+    docs.add_argument("--check", action="store_true", help="only compare: exit 2 where a figure differs from the data")
+    docs.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")
     return main_parser
 
 
-COMMANDS = {"run": _run, "compare": _compare, "report": _report, "history": _history, "validate": _validate}
+REFERENCE_FOLDER = ROOT / "results" / "reference"
+COMMANDS = {"run": _run, "compare": _compare, "report": _report, "history": _history, "validate": _validate,
+            "reference": _reference, "findings": _findings, "docs": _docs}
 
 
 def main(argv: list[str] | None = None) -> int:

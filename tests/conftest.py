@@ -176,7 +176,7 @@ class TinyRun:
 
     def __init__(self, tmp: Path) -> None:
         self.tmp, self.running, self.cancelled = tmp, [], False
-        for number in range(len(TINY_LANES)):  # an earlier session's lane record is not this run's
+        for number in range(len(TINY_LANES)):  # an earlier test session's lane record is not this run's
             (ARTIFACTS / f"e2e-{number}.json").unlink(missing_ok=True)
         self.pool = concurrent.futures.ThreadPoolExecutor(len(TINY_LANES), thread_name_prefix="tiny-lane")
         self.lanes = [self.pool.submit(self.lane, number) for number in range(len(TINY_LANES))]

@@ -137,7 +137,7 @@ def test_the_warm_up_runs_once_per_configuration_and_route_or_once_per_family_an
 
 def test_an_earlier_run_s_saved_table_states_are_removed_before_this_run_saves_its_own(tmp_path):
     """A saved copy is restored only by the run that saved it: one left by an earlier or killed run took 5-9 GB per
-    configuration at `seed` and filled the disk under the next run (stop 50)."""
+    configuration at `seed` and filled the disk under the next run."""
     from types import SimpleNamespace
 
     from bench.run.tables import TableStates

@@ -127,3 +127,24 @@ def trend(frame: pd.DataFrame, changes: list[tuple[int, str]]) -> bytes:
     ax.xaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]  # MaxNLocator takes it
     ax.legend(fontsize=7, title=None)
     return _png(fig)
+
+
+def ratio_bars(frame: pd.DataFrame, title: str) -> bytes:
+    """Copy-on-write ÷ merge-on-read per pair (``pair``) and route (``route``): ``ratio`` with its 95% interval
+    (``low``, ``high``) as the error bar, and the tie (1x) marked."""
+    pairs, routes = list(dict.fromkeys(frame.pair)), list(dict.fromkeys(frame.route))
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    width = 0.8 / max(len(routes), 1)
+    colours = sns.color_palette("deep", n_colors=len(routes))
+    for i, route in enumerate(routes):
+        part = frame[frame.route == route].set_index("pair").reindex(pairs)
+        xs = [p + (i - (len(routes) - 1) / 2) * width for p in range(len(pairs))]
+        low = (part.ratio - part.low).clip(lower=0).fillna(0)
+        high = (part.high - part.ratio).clip(lower=0).fillna(0)
+        ax.bar(xs, part.ratio.to_numpy(dtype=float), width=width, color=colours[i], label=route,
+               yerr=[low.to_numpy(dtype=float), high.to_numpy(dtype=float)], capsize=3)
+    ax.axhline(1.0, color="#444", linewidth=1, linestyle="--")
+    ax.set_xticks(range(len(pairs)), pairs, fontsize=8)
+    ax.set(ylabel="update time ratio (×)", title=title)
+    ax.legend(fontsize=8, title="route")
+    return _png(fig)

@@ -8,7 +8,9 @@ import importlib.metadata
 import json
 import os
 import platform
+import shlex
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,7 +56,9 @@ def environment(session: BenchSession) -> dict[str, Any]:
         "packages": versions, "formats": formats, "configs": configs, "engines": session.readers.record(),
         "spark": {"master": session.spark_options.master, "conf": session.spark_options.base_conf("<family>")},
         "machine": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
-                    "memory_bytes": _memory_bytes(), "node": platform.node()},
+                    "memory_bytes": _memory_bytes(), "node": platform.node(), "cpu_model": cpu_model()},
+        # the command that made the run, as the shell gave it (a reference run's manifest names it)
+        "command": shlex.join(getattr(sys, "orig_argv", sys.argv)),
         "workspace": str(session.workspace.root), "harness_commit": _git_commit(),
         "storage": session.object_store.record() if session.object_store else {"kind": "local disk"},
         "interrupted": session.interrupted,
@@ -78,6 +82,17 @@ def write_json(run_dir: Path, name: str, payload: Any) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def cpu_model() -> str | None:
+    """The CPU's model name (``/proc/cpuinfo``; elsewhere what ``platform`` knows, or None)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
 
 
 def _memory_bytes() -> int | None:

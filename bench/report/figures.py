@@ -1,0 +1,143 @@
+"""The figures the project states, drawn from its reference runs: each a Markdown table named in the manifest's
+``backs``, written into README.md and docs/ between markers by ``cowmor docs`` (which ``--check`` compares instead).
+
+A marker pair ``<!-- figure:NAME -->`` … ``<!-- /figure:NAME -->`` holds the generated table; everything between is
+rewritten. Each table names its runs by run id and machine; runs of different machines get tables of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from bench.report import locate as locate_mod
+from bench.report.summary import human_bytes
+from bench.results import load
+from bench.results.contract import Run
+from bench.results.reference import REFERENCE_DIR, Entry, backing
+
+MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
+ROUTES = ("join", "pruned", "index")
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    head = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    rows = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])
+
+
+def _source(entries: list[Entry]) -> str:
+    return "; ".join(f"run `{e.run_id}` (`{e.command}`), {e.machine_label}, {e.storage}" for e in entries)
+
+
+def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
+    """The runs backing ``figure``, merged per machine (never across machines)."""
+    groups: dict[str, list[tuple[Entry, Run]]] = {}
+    for entry, run in backing(figure, folder):
+        groups.setdefault(entry.machine_label, []).append((entry, run))
+    return [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
+
+
+def hotfix_routes(run: Run) -> pd.DataFrame:
+    """Copy-on-write ÷ merge-on-read (and ÷ deletion vectors) per family and route, with the 95% interval."""
+    items = [x for x in locate_mod.located(run) if x.scenario == "payments_hotfix"]
+    ratios = locate_mod.ratios(items, run.matrix)
+    rows = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route,
+             "update time ratio [95% CI]": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
+             "verdict": r.verdict}
+            for r in sorted(ratios, key=lambda r: (r.cow, r.mor, ROUTES.index(r.route) if r.route in ROUTES else 9))]
+    return pd.DataFrame(rows)
+
+
+def hotfix_memory(run: Run) -> pd.DataFrame:
+    frame = load.memory(run)
+    frame = frame[(frame.scenario == "payments_hotfix") & (frame.operation == "update")]
+    rows = [{"configuration": r.config_id, "route": r.route, "update median s": f"{r.median_s:.2f}",
+             "executors' heap": human_bytes(r.executor_heap_peak_bytes), "driver JVM resident": human_bytes(r.jvm_rss_peak_bytes),
+             "Python resident": human_bytes(r.python_rss_peak_bytes)}
+            for r in frame.sort_values(["config_id", "route"]).itertuples()]
+    return pd.DataFrame(rows)
+
+
+def memory_needed(run: Run) -> pd.DataFrame:
+    rows = []
+    for r in sorted(run.records("memory_needed", route=None), key=lambda r: (r.get("table", ""), r.config_id, r.route)):
+        top = (r.get("ladder_mb") or [0])[-1]
+        rows.append({"table": f"{r.get('table')} ({r.get('files_total'):,} × {human_bytes(r.get('file_bytes_mean'))})",
+                     "configuration": r.config_id, "route": r.route,
+                     "needs": f"{r['needed_mb']:,} MB" if r.get("needed_mb") else f"more than {top:,} MB",
+                     "least tried": f"{(r.get('ladder_mb') or [0])[0]:,} MB",
+                     "failed for memory": r.get("failed_for_memory", 0)})
+    return pd.DataFrame(rows)
+
+
+EXCERPT_CONFIGS = ("iceberg-cow", "iceberg-mor", "delta-cow")
+
+
+def summary_excerpt(run: Run) -> str:
+    """What ``make bench`` prints for the hotfix, cut to three configurations (the full summary is every one)."""
+    from bench.report.summary import text_summary
+
+    lines = text_summary(run).splitlines()
+    keep, section = [], "operations"
+    for line in lines:
+        if line.startswith("finding the rows ("):
+            section = line
+        if line.startswith(("configuration ", "finding the rows (payments hotfix")) and (section == "operations" or "hotfix" in section):
+            keep.append(line)
+        elif line.startswith(EXCERPT_CONFIGS) and (section == "operations" and " update " in line or "hotfix" in section):
+            keep.append(line)
+        elif line.startswith("NO ROUTE"):
+            keep.append(line)
+    return "\n".join(keep)
+
+
+FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
+    "summary-excerpt": ("What `make bench` prints: the payments hotfix, three of the configurations", summary_excerpt),
+    "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
+    "hotfix-memory": ("The payments hotfix: peak memory of the update per configuration and route", hotfix_memory),
+    "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
+}
+
+
+def render(name: str, folder: Path = REFERENCE_DIR) -> str:
+    """The Markdown of figure ``name``: one table per machine, each with the runs it comes from.
+
+    Raises:
+        KeyError: no such figure.
+    """
+    title, make = FIGURES[name]
+    groups = _by_machine(name, folder)
+    if not groups:
+        return f"*{title}: no reference run backs this figure yet.*\n"
+    parts = []
+    for entries, run in groups:
+        made = make(run)
+        if isinstance(made, str):
+            table = f"```\n{made}\n```" if made else "*(the runs hold no such record)*"
+        else:
+            table = _markdown(made) if not made.empty else "*(the runs hold no such record)*"
+        parts.append(f"*{title}, scale `{run.scale}`. From {_source(entries)}.*\n\n{table}\n")
+    return "\n".join(parts)
+
+
+def rewrite(text: str, folder: Path = REFERENCE_DIR) -> str:
+    """``text`` with every figure block regenerated."""
+    return MARKER.sub(lambda m: m.group(1) + render(m.group("name"), folder) + m.group(4), text)
+
+
+def drift(paths: list[Path], folder: Path = REFERENCE_DIR) -> list[str]:
+    """The files whose figure blocks differ from what the reference set gives (one line each)."""
+    out = []
+    for path in paths:
+        text = path.read_text()
+        for m in MARKER.finditer(text):
+            if m.group("name") not in FIGURES:
+                out.append(f"{path}: unknown figure {m.group('name')!r}")
+            elif m.group("body") != render(m.group("name"), folder):
+                out.append(f"{path}: figure {m.group('name')} differs from the reference runs (run `make docs`)")
+    return out

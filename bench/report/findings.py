@@ -1,0 +1,83 @@
+"""The findings page: the project's own answers, drawn from its reference runs (no JVM, seconds).
+
+``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
+merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the memory each
+configuration used and needs; then the manifest (every run's id, command, commit, machine, storage, what it backs)
+and a full report per machine and scale. Runs of different machines are never merged into one ratio or fit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from bench.report import charts
+from bench.report import locate as locate_mod
+from bench.report.build import CSS, build_report
+from bench.report.figures import hotfix_memory, hotfix_routes, memory_needed
+from bench.report.html_parts import img, note, table
+from bench.results import load
+from bench.results.reference import REFERENCE_DIR, runs
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+
+
+def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findings")) -> Path:
+    """Write the findings page and one report per (machine, scale) group; return the page."""
+    out.mkdir(parents=True, exist_ok=True)
+    pairs = runs(folder)
+    groups: dict[tuple[str, str], list] = {}
+    for entry, run in pairs:
+        groups.setdefault((entry.machine_label, run.scale), []).append((entry, run))
+    answers, memory, links = [], [], []
+    for (machine, scale), members in groups.items():
+        name = _slug(f"{scale}-{machine}")
+        run = load.merge([r for _, r in members])
+        where = f"scale <code>{html.escape(scale)}</code>, {html.escape(machine)}, " + html.escape(
+            "; ".join(sorted({e.storage for e, _ in members})))
+        ids = ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
+        routes = hotfix_routes(run)
+        if not routes.empty:
+            items = [x for x in locate_mod.located(run) if x.scenario == "payments_hotfix"]
+            chart = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "ratio": r.ratio, "low": r.low, "high": r.high}
+                     for r in locate_mod.ratios(items, run.matrix)]
+            answers.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
+                charts.ratio_bars(pd.DataFrame(chart), f"Payments hotfix, copy-on-write ÷ merge-on-read ({scale})"),
+                "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes))
+        used, needed = hotfix_memory(run), memory_needed(run)
+        if not used.empty or not needed.empty:
+            memory.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + (table(used) if not used.empty else "")
+                          + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
+        build_report([folder / e.run_id for e, _ in members], out / name)
+        links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {ids}</li>')
+    page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
+            f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
+            "<header><h1>cowmor: what the reference runs found</h1>"
+            f"<p>{len(pairs)} reference runs · generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC from "
+            "results/reference/ (no JVM needed)</p></header><main>"
+            "<section id=answers><h2>1. Copy-on-write or merge-on-read? The payments hotfix, per locate route</h2>"
+            "<p>The update's time, copy-on-write ÷ merge-on-read (or ÷ deletion vectors), median of the rounds with the "
+            "95% interval of the ratio; above 1 merge-on-read is faster. The route is how the update found its rows: "
+            "<b>join</b> a MERGE from a keys table (no format prunes it), <b>pruned</b> literal keys, <b>index</b> "
+            "Hudi's record index. A verdict whose interval holds 1 is too close to call.</p>"
+            + ("".join(answers) or note("No reference run backs this answer yet.")) + "</section>"
+            "<section id=memory><h2>2. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
+            + "</section><section id=runs><h2>3. The reference runs</h2>" + _manifest(pairs, folder)
+            + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
+    (out / "index.html").write_text(page)
+    return out / "index.html"
+
+
+def _manifest(pairs: list, folder: Path) -> str:
+    rows = [{"run id": e.run_id, "command": e.command, "commit": (e.commit or "?")[:10], "machine": e.machine_label,
+             "storage": e.storage, "scale": e.scale, "backs": ", ".join(e.backs),
+             "size": f"{sum(p.stat().st_size for p in (folder / e.run_id).iterdir()) / 2**20:.1f} MB"}
+            for e, _ in pairs]
+    return table(pd.DataFrame(rows)) if rows else note("The reference set is empty.")
+

@@ -1,0 +1,88 @@
+"""The reference set: every run as it was added and valid, every figure in the docs as the runs give it; and the
+checks themselves fail on a planted fault (an edited run file, an unlisted folder, a figure typed by hand)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from bench.cli import doc_files
+from bench.exceptions import BadRecord
+from bench.report import figures
+from bench.results import reference
+
+
+def test_every_reference_run_holds_the_contract_and_is_as_it_was_added():
+    assert reference.check() == []
+
+
+def test_every_figure_in_the_readme_and_docs_is_what_the_reference_runs_give():
+    assert figures.drift(doc_files()) == []
+
+
+def test_every_figure_a_manifest_line_backs_exists_and_every_doc_figure_is_known():
+    for entry in reference.load_manifest():
+        assert set(entry.backs) <= set(figures.FIGURES), entry.run_id
+    named = {m.group("name") for path in doc_files() for m in figures.MARKER.finditer(path.read_text())}
+    assert named <= set(figures.FIGURES)
+
+
+@pytest.fixture
+def planted(tmp_path):
+    """A reference set of one constructed run, to break on purpose."""
+    from tests.constructed import write_run
+
+    run_dir = write_run(tmp_path / "results", "20261128T000000Z-small-abcdef")
+    (run_dir / "time_breakdown.json").write_text(json.dumps({"wall_s": 100.0}))
+    folder = tmp_path / "reference"
+    first = reference.add(run_dir, ["hotfix-routes"], folder, command="python -m bench run --scale small")
+    assert reference.check(folder) == []
+    with pytest.raises(BadRecord, match="added once"):
+        reference.add(run_dir, ["hotfix-routes"], folder, command="again")
+    return folder, first
+
+
+def test_a_run_file_edited_after_it_was_added_fails_the_check(planted):
+    folder, first = planted
+    path = folder / first.run_id / "time_breakdown.json"
+    data = json.loads(path.read_text())
+    data["wall_s"] = data["wall_s"] / 2  # a figure made to look better
+    path.write_text(json.dumps(data))
+    assert any("differs from the file that was added" in p for p in reference.check(folder))
+
+
+def test_a_run_folder_without_a_manifest_line_fails_the_check(planted):
+    folder, first = planted
+    shutil.copytree(folder / first.run_id, folder / "unlisted-run")
+    assert any("no manifest line" in p for p in reference.check(folder))
+
+
+def test_a_figure_typed_by_hand_into_a_doc_fails_the_drift_check(planted, tmp_path):
+    folder, first = planted
+    name = first.backs[0]
+    doc = tmp_path / "page.md"
+    doc.write_text(f"intro\n<!-- figure:{name} -->\n{figures.render(name, folder)}<!-- /figure:{name} -->\n")
+    assert figures.drift([doc], folder) == []
+    text = doc.read_text()
+    assert "|" in text, text  # a table of figures, not the empty-set note
+    digits = [i for i, c in enumerate(text) if c.isdigit() and i > text.index("| pair")]
+    edited = text[:digits[0]] + str((int(text[digits[0]]) + 1) % 10) + text[digits[0] + 1:]
+    doc.write_text(edited)
+    assert figures.drift([doc], folder) == [f"{doc}: figure {name} differs from the reference runs (run `make docs`)"]
+    doc.write_text(figures.rewrite(edited, folder))
+    assert figures.drift([doc], folder) == []
+
+
+def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, tmp_path):
+    """No JVM: the page, its chart and one full report per machine and scale, from the record files only."""
+    from bench.report.findings import build_findings
+
+    folder, first = planted
+    page = build_findings(folder, tmp_path / "findings")
+    text = page.read_text()
+    answers, memory, manifest = (text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. Memory", "3. The reference runs"))
+    assert answers < memory < manifest
+    assert "iceberg-cow ÷ iceberg-mor" in text and first.run_id in text and first.command in text
+    assert list((tmp_path / "findings" / "charts").glob("ratios-*.png")) and list((tmp_path / "findings").glob("*/index.html"))
