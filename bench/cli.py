@@ -155,6 +155,7 @@ def _report(args: argparse.Namespace) -> int:
     from bench.report.fitted import models
     from bench.report.model import parse_table
     from bench.report.sections.file_size import table_text
+    from bench.report.sections.memory import needed_for
     from bench.results.contract import load_run
     from bench.results.load import merge
 
@@ -164,6 +165,7 @@ def _report(args: argparse.Namespace) -> int:
         run = merge([load_run(r) for r in runs])
         for t in tables:
             print(table_text(t, models(run, t.route) or models(run)))
+            print("\n".join(needed_for(t, run)))
     return 0
 
 

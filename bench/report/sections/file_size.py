@@ -72,13 +72,11 @@ def _kind(run: load.Run, config_id: str) -> str:
     return "merge-on-read" if run.matrix.merges_on_read(config_id) else "copy-on-write"
 
 
-# measured: docs/scenarios.md, "Files or partitions"
+# why: docs/scenarios.md, "What the routes measure, and why they disagree"
 PARTITIONS = ("The model prices the partitions an update touches only where the runs hold the hotfix on two more "
               "layouts (`--param days=8 --param files_per_day=45` and `days=30 files_per_day=12`): the file-size steps "
               "keep one file per partition. Without them it prices files alone, and every format's update also pays per "
-              "partition touched (the same 100 files in 8 days instead of 68: Iceberg and Delta 6-15 ms less per "
-              "partition, Hudi 30-90 ms), so its predictions run high for tables with many touched files in each "
-              "partition, Hudi's most (at the seeds' size 2.2x on literal keys, 1.5x through the join).")
+              "partition touched, so its predictions run high for tables with many touched files in each partition.")
 
 
 def partitions_note(fitted: list[ConfigModel]) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -83,3 +85,32 @@ def _needed(records: list[Record]) -> pd.DataFrame:
                      "why the largest failed": max(failed, key=lambda a: a.get("driver_memory_mb", 0)).get("reason", "")
                      if failed else "–"})
     return pd.DataFrame(rows)
+
+
+def needed_for(table: Any, run: Run) -> list[str]:
+    """The memory each configuration needed on the measured table nearest the user's (by file size), on the user's
+    route, with how far the user's table lies beyond it; a warning where a need passes the measuring machine's memory.
+
+    No model of memory against size is fitted: two tables per configuration do not make one. Beyond the measured
+    tables the line says so and names the search to run on a replica."""
+    machine = int((run.environment.get("machine") or {}).get("memory_bytes") or 0)
+    lines = []
+    by_config: dict[str, list[Record]] = {}
+    for r in run.records(NEEDED, route=table.route):
+        by_config.setdefault(r.config_id, []).append(r)
+    for config_id, records in sorted(by_config.items()):
+        nearest = min(records, key=lambda r: abs(math.log(max(table.file_mb, 1e-6) * 2**20 / max(r.get("file_bytes_mean") or 1, 1))))
+        file_mb, files = (nearest.get("file_bytes_mean") or 0) / 2**20, nearest.get("files_total") or 0
+        reach = max(table.file_mb / file_mb if file_mb else math.inf, table.files / files if files else math.inf)
+        need = f"{nearest['needed_mb']:,} MB" if nearest.get("needed_mb") else \
+            f"more than {(nearest.get('ladder_mb') or [0])[-1]:,} MB"
+        where = f"measured on {files:,} files of {file_mb:.3g} MB"
+        beyond = (f"; your table is {reach:,.1f}x beyond it: not predicted, measure a replica "
+                  f"(scenarios/test_memory_needed.py with --param days=… files_per_day=… rows_per_file=…)") if reach > 1.5 else ""
+        lines.append(f"memory {config_id} ({table.route}): needs {need}, {where}{beyond}")
+        if machine and nearest.get("needed_mb") and nearest["needed_mb"] * 2**20 > machine:
+            lines.append(f"warning: {config_id} needed more memory than the measuring machine has ({machine / 2**30:.0f} GB)")
+        if machine and nearest.get("more_than_ladder"):
+            lines.append(f"warning: {config_id} did not complete with the most memory tried; it needs more")
+    return lines or [f"memory: no run searched the memory an update needs on the {table.route} route "
+                     "(scenarios/test_memory_needed.py)"]
