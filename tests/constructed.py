@@ -33,10 +33,15 @@ def record(config_id: str, family: str, mode: str, operation: str, seconds: list
                            "delete": {"bytes_added": 0 if cow else 10_000, "files_added": 0 if cow else 9}},
             "metadata": {"bytes_added": written, "rows_changed": 12, "data_files_removed": 8 if cow else 0,
                          "delete_files_added": 0 if cow else 9},
-            "rounds": [{"start_listing": "x"} for _ in seconds], "answers_verified": True, "row_count": 28_800}
+            "rounds": [{"start_listing": "x"} for _ in seconds], "answers_verified": True, "row_count": 28_800,
+            "rows_changed_verified": 12, "rounds_plan": {"min_rounds": len(seconds), "rounds": len(seconds)},
+            "live_files_before": {"data_files": 36, "delete_files": 0},
+            "live_files_after": {"data_files": 36, "delete_files": 0 if cow or operation == "compaction" else 9}}
     if operation == "update":
-        info |= {"rows_targeted": 12, "rows_changed_verified": 12, "write_amplification": written / 1_200,
-                 "logical_bytes": 1_200, "reads_before": _reads(1.0, engines), "reads_after": _reads(1.0 if cow else 1.3, engines)}
+        info |= {"rows_targeted": 12, "write_amplification": written / 1_200, "rows_changed_reported": 12,
+                 "logical_bytes": 1_200, "reads_before": _reads(1.0, engines), "reads_after": _reads(1.0 if cow else 1.3, engines),
+                 "base": {"rows": 28_800, "files": 36, "days": 12, "files_per_day": 3, "rows_per_file": 800},
+                 "route": "join", "locate_full_scan": None, "table_data_files": 36, "files_touched": 8}
     else:
         info |= {"reads_after_compaction": _reads(1.0, engines)}
     name = f"test_hotfix_{operation}[{config_id}]"

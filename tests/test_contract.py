@@ -10,7 +10,7 @@ import pytest
 from bench.cli import main
 from bench.exceptions import BadRecord
 from bench.report.build import build_report
-from bench.results.contract import SCENARIO_FIELDS, SCHEMA_VERSION, Matrix, check_run_id, header, load_run, validate
+from bench.results.contract import SCHEMA_VERSION, SPECS, Matrix, check_run_id, header, load_run, validate
 from tests.constructed import write_run
 
 FOUR_FAMILIES = {"iceberg-cow": ("iceberg", "cow", False), "iceberg-mor": ("iceberg", "mor", True),
@@ -23,7 +23,7 @@ def test_header_is_the_same_for_every_scenario_and_refuses_unknown_pairs():
     assert header("update_sweep", "update", "x", "f", "m", "tiny", 1, [], "1pct")["param"] == "1pct"
     with pytest.raises(ValueError, match="not in the results contract"):
         header("payments_hotfix", "upsert", "x", "f", "m", "tiny", 1, [])
-    assert all(op in ("update", "compaction", "sequence", "race", "search") for _, op in SCENARIO_FIELDS)
+    assert all(op in ("update", "compaction", "sequence", "race", "search") for _, op in SPECS)
 
 
 def test_a_fresh_constructed_run_is_valid(tmp_path, capsys):
@@ -139,12 +139,22 @@ def test_a_record_is_built_only_from_its_typed_spec():
         record("payments_hotfix", "nothing", {}, fields)
 
 
-def test_every_typed_spec_covers_what_the_old_list_of_names_required():
-    from bench.results.contract import SCENARIO_FIELDS, SPECS
+def test_validate_checks_every_specs_shapes_not_only_those_with_a_route(tmp_path):
+    """One schema per (scenario, operation): a sequence record with a field of the wrong type, or lacking one its spec
+    requires, is a problem wherever the record came from."""
+    import json
 
-    for pair, spec in SPECS.items():
-        declared = set(spec.required) | set(spec.optional) | {"answers_verified", "param"}
-        assert set(SCENARIO_FIELDS[pair]) <= declared, pair
+    run_dir = write_run(tmp_path, "typed")
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    sequence = {**data["benchmarks"][0], "name": "test_degradation[iceberg-cow]", "fullname": "degradation"}
+    info = {k: sequence["extra_info"][k] for k in ("schema_version", "config_id", "family", "mode", "scale", "seed", "settings")}
+    sequence["extra_info"] = {**info, "scenario": "degradation", "operation": "sequence", "query": 7,  # not a str
+                              "read_before_s": 1.0, "series": [], "degradation_rate": 0.0, "answers_verified": True}
+    data["benchmarks"].append(sequence)
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    problems = validate(run_dir)
+    assert any("query is int, not str" in p for p in problems), problems
+    assert any("lacks recovery" in p for p in problems), problems
 
 
 def _with_pruned_route(run_dir, files_read: int, requests: int):

@@ -28,34 +28,13 @@ FILES = ("benchmark.json", "environment.json", "outcomes.json")
 # the header every measured record carries, whatever the scenario
 HEADER = ("schema_version", "scenario", "operation", "config_id", "family", "mode", "scale", "seed", "settings")
 
-# per (scenario, operation): the fields its record must carry beyond the header (what the report reads)
-SCENARIO_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("payments_hotfix", "update"): ("rows_targeted", "rows_changed_verified", "filesystem", "metadata", "rounds",
-                                    "write_amplification", "reads_before", "reads_after", "answers_verified"),
-    ("payments_hotfix", "compaction"): ("filesystem", "metadata", "rounds", "reads_after_compaction", "answers_verified"),
-    ("degradation", "sequence"): ("query", "series", "degradation_rate", "recovery", "answers_verified"),
-    ("dinner_peak", "sequence"): ("series", "upsert_p50_s", "upsert_p95_s", "upsert_max_s", "degradation_rate",
-                                  "compaction", "answers_verified"),
-    ("monthly_settlements", "sequence"): ("writes", "reads", "write_total_s", "read_total_s", "read_total_pristine_s",
-                                          "mean_read_overhead_s", "answers_verified"),
-    ("update_sweep", "update"): ("param", "rows_targeted", "rows_fraction", "files_touched", "files_total",
-                                 "rows_changed_verified", "filesystem", "metadata", "rounds"),
-    ("table_growth", "update"): ("param", "files_total", "rows_total", "file_bytes_mean", "rows_targeted",
-                                 "files_touched", "rows_changed_verified", "filesystem", "metadata", "rounds"),
-    ("file_size", "update"): ("param", "file_bytes_mean", "files_total", "files_touched", "rows_targeted",
-                              "rows_changed_verified", "bytes_in_touched_files", "filesystem", "metadata", "rounds",
-                              "reads_before", "reads_after", "compaction", "reads_after_compaction", "answers_verified"),
-    ("late_arrivals", "sequence"): ("strategies", "answers_verified"),
-    ("concurrent_compaction", "sequence"): ("batches", "compactions", "commits_attempted", "commits_succeeded"),
-    ("memory_needed", "search"): ("table", "attempts", "needed_mb", "ladder_mb"),
-    ("several_writers", "race"): ("writers", "overlap", "kind", "control", "per_writer", "batches_committed",
-                                  "committed_rows_per_s", "invariants", "violations"),
-}
 
 # peak memory over an operation (``bench.measure.memory``): each field's bytes, None where no source gave it
 MEMORY = "memory"
 MEMORY_FIELDS = ("executor_heap_peak_bytes", "execution_memory_peak_bytes", "storage_memory_peak_bytes",
                  "driver_heap_peak_bytes", "jvm_rss_peak_bytes", "python_rss_peak_bytes")
+# what a record carries beyond its header and its spec's fields: the grid point, the answer check, the timing's spread
+RECORD_EXTRAS = ("param", "answers_verified", "uncertainty")
 BASELINE_ROUTE = "join"  # the route every record without one took (a MERGE / IN (SELECT …) from a keys table)
 NUMBER = (int, float)
 # what every round of a measured operation may hand on to its record (the last round's; ``bench.measure.rounds``)
@@ -181,9 +160,9 @@ def header(scenario: str, operation: str, config_id: str, family: str, mode: str
     """The fields every measured record starts with (``benchmark.extra_info``).
 
     Raises:
-        ValueError: a scenario/operation pair the contract does not know (add it to ``SCENARIO_FIELDS``).
+        ValueError: a scenario/operation pair the contract does not know (add its ``Spec`` to ``SPECS``).
     """
-    if (scenario, operation) not in SCENARIO_FIELDS:
+    if (scenario, operation) not in SPECS:
         raise ValueError(f"({scenario!r}, {operation!r}) is not in the results contract (bench/results/contract.py)")
     out = {"schema_version": SCHEMA_VERSION, "scenario": scenario, "operation": operation, "config_id": config_id,
            "family": family, "mode": mode, "scale": scale, "seed": seed, "settings": settings}
@@ -515,17 +494,14 @@ def validate(path: Path | str) -> list[str]:
         if r.info.get("schema_version") not in (None, SCHEMA_VERSION):
             problems.append(f"{r.name}: header schema_version {r.info.get('schema_version')!r}")
         missing = [k for k in HEADER if k not in r.info]
-        wanted = SCENARIO_FIELDS.get((r.scenario, r.operation))
-        if wanted is None:
-            problems.append(f"{r.name}: ({r.scenario}, {r.operation}) is not in the contract")
-        else:
-            missing += [k for k in wanted if k not in r.info]
         if missing:
             problems.append(f"{r.name}: lacks {', '.join(missing)}")
         spec = SPECS.get((r.scenario, r.operation))
-        if spec is not None and "route" in r.info:  # recorded through record(): its shapes are checked too
-            body = {k: v for k, v in r.info.items() if k not in HEADER and k not in ("param", "answers_verified", "uncertainty")}
-            problems += [f"{r.name}: {p}" for p in spec.problems(body) if not p.startswith("lacks")]
+        if spec is None:
+            problems.append(f"{r.name}: ({r.scenario}, {r.operation}) is not in the contract")
+            continue
+        body = {k: v for k, v in r.info.items() if k not in (*HEADER, *RECORD_EXTRAS)}
+        problems += [f"{r.name}: {p}" for p in spec.problems(body)]
     for name in ("configs", "run_id", "scale", "seed"):
         if name not in run.environment:
             problems.append(f"{path}: environment lacks {name!r}")
