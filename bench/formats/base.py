@@ -295,6 +295,16 @@ class TableFormat(abc.ABC):
         evidence can name the commit each batch made). Nothing where the format keeps no such field here (Iceberg: its
         snapshot properties cannot be set from SQL)."""
 
+    labels_commits = False  # label_commits puts the label in the commit's own metadata (Delta, Hudi)
+
+    def attempt_landed(self, spark: SparkSession, table: TableRef, label: str, since: float,
+                       own_application: bool) -> bool | None:
+        """Did the attempt labelled ``label`` (begun at ``since``, epoch s) commit, though its statement raised? Read
+        from the table's own history: a completed commit carrying the label. None where the format cannot tell."""
+        if not self.labels_commits:
+            return None
+        return any(e.label == label and e.state == "COMPLETED" for e in self.history(spark, table))
+
     def processes_unsupported(self) -> str | None:
         """Why writers in separate Spark applications (JVMs) are not safe for this configuration here (None: they are)."""
         return None

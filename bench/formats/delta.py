@@ -43,6 +43,7 @@ ROW_METRICS = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numT
 
 
 class DeltaFormat(SqlMergeVerbs, TableFormat):
+    labels_commits = True  # label_commits: the commit's own metadata carries the label
     family = "delta"
     modes = tuple(MODES)
     # Delta 3.3.2's conflict checker (ConflictChecker), by its exception classes

@@ -85,6 +85,8 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
     meta columns), so no index lookup runs; at ``small`` the datasource upsert with the SIMPLE index spent ~12 of
     its ~35 s joining the incoming keys with every base file's keys (README, "How each format writes")."""
 
+    labels_commits = True  # label_commits: the commit's own metadata carries the label
+
     family = "hudi"
     modes = tuple(MODES)
     # Hudi 1.1.1: OCC's conflict check names the other instant; the rest come from table services (a writer's lazy

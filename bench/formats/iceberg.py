@@ -164,6 +164,18 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         return [HistoryEntry(str(r["snapshot_id"]), None if r["parent_id"] is None else str(r["parent_id"]),
                              r["operation"], r["operation"] != "replace") for r in rows]
 
+    def attempt_landed(self, spark: SparkSession, table: TableRef, label: str, since: float,
+                       own_application: bool) -> bool | None:
+        """Iceberg 1.10.2's SQL cannot label a commit (session snapshot properties reach Spark 3.5 only later), but
+        every snapshot's summary carries ``spark.app.id``: where this writer is its application's only one, a
+        snapshot of this application committed since the attempt began is the attempt's. None where threads of one
+        application share the id."""
+        if not own_application:
+            return None
+        app = spark.sparkContext.applicationId
+        return spark.sql(f"SELECT COUNT(*) FROM {self._ident(table.name)}.snapshots WHERE summary['spark.app.id'] = "
+                         f"'{app}' AND unix_millis(committed_at) >= {int(since * 1000)}").collect()[0][0] > 0
+
     def current_metadata(self, spark: SparkSession, table: TableRef) -> str:
         """The table's current metadata file (a JDBC table has no ``version-hint.text`` for other engines to follow)."""
         return spark.sql(f"SELECT file FROM {self._ident(table.name)}.metadata_log_entries "

@@ -3,8 +3,14 @@
 Every batch adds 1 to ``amount`` and stamps ``notes`` with the batch's tag on its keys, found by literal keys the
 format's statistics prune by. The increment makes every applied batch visible in the data (a lost update or one
 applied twice changes the sum), the tag says which batch wrote a row last; where the format keeps a label in its
-commit metadata, each attempt's commit carries ``w<writer>b<batch>#<attempt>``. A batch whose commit fails is retried
-``retries`` times; each failure keeps the engine's exception class.
+commit metadata, each attempt's commit carries ``w<writer>b<batch>#<attempt>``. A batch whose statement fails is
+retried ``retries`` times; each failure keeps the engine's exception class.
+
+The retry checks before it repeats (``CHECKED``, as a careful scheduler would): a statement can raise after its
+commit landed (Hudi's post-commit clean or rollback), and re-running a non-idempotent batch then applies it twice. So
+before a retry the writer looks for its attempt's commit in the table's own history (``TableFormat.attempt_landed``);
+found, the batch is recorded as committed, its failure as raised after its commit landed, and it is not run again.
+``BLIND`` retries without looking: what a naive job does, kept to measure what that does to the data.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ if TYPE_CHECKING:
     from bench.formats.base import TableFormat, TableRef
 
 INCREMENT = {"amount": "amount + 1"}
+CHECKED, BLIND = "checked", "blind"  # how a failed batch is retried
+RETRY_MODES = (CHECKED, BLIND)
 
 
 def failure(err: BaseException) -> dict[str, str]:
@@ -44,8 +52,12 @@ def attempt_label(batch_tag: str, attempt: int) -> str:
 
 
 def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: int, batches: list[list[int]],
-                retries: int, emit: Callable[[dict[str, Any]], None]) -> None:
-    """Run ``batches`` in order; ``emit`` each batch's record as soon as it is committed or given up."""
+                retries: int, emit: Callable[[dict[str, Any]], None], retry: str = CHECKED,
+                own_application: bool = True) -> None:
+    """Run ``batches`` in order; ``emit`` each batch's record as soon as it is committed or given up.
+
+    ``own_application``: this writer is the only one in its Spark application (separate applications), so a commit
+    the application made is this writer's (Iceberg's commits carry the application's id, not a label)."""
     for number, keys in enumerate(batches):
         label = tag(writer, number)
         record: dict[str, Any] = {"writer": writer, "batch": number, "tag": label, "keys": [int(k) for k in keys],
@@ -59,7 +71,16 @@ def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: 
             try:
                 fmt.update_where(spark, table, predicate, {**INCREMENT, "notes": f"'{label}'"})
             except Exception as err:  # noqa: BLE001 - a lost conflict is the finding: recorded, then retried
-                record["failures"].append({**failure(err), "seconds": time.perf_counter() - clock})
+                failed = {**failure(err), "seconds": time.perf_counter() - clock}
+                record["failures"].append(failed)
+                if retry == CHECKED:
+                    fmt.see_other_writers(spark, table)
+                    failed["landed"] = fmt.attempt_landed(spark, table, attempt_label(label, record["attempts"]),
+                                                          attempt_start, own_application)
+                    if failed["landed"]:
+                        record.update(committed=True, raised_after_commit=True, attempt_started_at=attempt_start,
+                                      ended_at=time.time(), seconds=time.perf_counter() - clock)
+                        break
                 continue
             record.update(committed=True, attempt_started_at=attempt_start, ended_at=time.time(),
                           seconds=time.perf_counter() - clock)

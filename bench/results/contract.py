@@ -129,7 +129,8 @@ SPECS: dict[tuple[str, str], Spec] = {
         {"writers_started": int, "races": int, "committed_rows_per_s_by_race": list,
          "committed_rows_per_s_uncertainty": dict, "conflicts_by_race": list,
          "evidence": list,  # the folders where races that broke an invariant left their table (run/several.py)
-         "failure_causes": dict}),  # failed attempts by cause, as the format words it (TableFormat.failure_cause)
+         "failure_causes": dict,  # failed attempts by cause, as the format words it (TableFormat.failure_cause)
+         "raised_after_commit": int}),  # the retry that checks first (bench/measure/writers.py)
 }
 
 

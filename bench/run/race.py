@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.exceptions import NotSupported
-from bench.measure.writers import failure, run_batches
+from bench.measure.writers import CHECKED, failure, run_batches
 from bench.run.daemons import poll, spawn, stop
 from bench.run.spark import LOG4J2
 
@@ -109,15 +109,15 @@ class ServiceLoop:
 
 def race(fmt: TableFormat, spark: SparkSession, table: TableRef, batches: list[list[list[int]]], kind: str,
          settings: list[Setting], coordinator: Coordinator, retries: int, pool: WriterPool,
-         progress: Callable[[str], None], service: bool = True) -> RaceResult:
+         progress: Callable[[str], None], service: bool = True, retry: str = CHECKED) -> RaceResult:
     """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside
-    (unless ``service`` is false). Writer applications come from ``pool``."""
+    (unless ``service`` is false), a failed batch retried as ``retry`` says. Writer applications come from ``pool``."""
     if kind == PROCESSES:
-        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service)
-    return _threads(fmt, spark, table, batches, settings, retries, progress, service)
+        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service, retry)
+    return _threads(fmt, spark, table, batches, settings, retries, progress, service, retry)
 
 
-def _threads(fmt, spark, table, batches, settings, retries, progress, service_on) -> RaceResult:
+def _threads(fmt, spark, table, batches, settings, retries, progress, service_on, retry) -> RaceResult:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
     gate = threading.Barrier(len(batches) + 1)
@@ -129,7 +129,8 @@ def _threads(fmt, spark, table, batches, settings, retries, progress, service_on
             session.conf.set(s.key, s.value)
         try:
             gate.wait(timeout=READY_TIMEOUT_S)
-            run_batches(fmt, session, table, number, batches[number], retries, records.append)
+            run_batches(fmt, session, table, number, batches[number], retries, records.append, retry,
+                        own_application=False)
         except Exception as err:  # noqa: BLE001 - the harness's own failure: recorded, the race's record says so
             errors.append(f"writer {number}: {failure(err)}")
 
@@ -156,10 +157,11 @@ def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> 
             "coordinator": dataclasses.asdict(coordinator), "table": dataclasses.asdict(table)}
 
 
-def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on) -> RaceResult:
+def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on, retry) -> RaceResult:
     started = time.perf_counter()
     new = pool.ensure(writer_conf(spark), len(batches))
-    jobs = pool.hand_out([{**writer_spec(fmt, coordinator, table), "writer": number, "batches": mine, "retries": retries}
+    jobs = pool.hand_out([{**writer_spec(fmt, coordinator, table), "writer": number, "batches": mine, "retries": retries,
+                           "retry": retry}
                           for number, mine in enumerate(batches)])
     try:
         pool.wait(jobs, "ready")

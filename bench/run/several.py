@@ -25,6 +25,7 @@ from bench.core.storage import Files, is_local
 from bench.exceptions import NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
 from bench.measure import invariants
+from bench.measure.writers import BLIND, CHECKED
 from bench.run.race import PROCESSES, RaceResult, race
 from bench.run.tables import update_keys
 
@@ -51,6 +52,11 @@ class SeveralWriters:
     coordinator: Coordinator
     settings: list[Setting]
 
+    @property
+    def retry(self) -> str:
+        """How a failed batch is retried: checked first (the default), or blind (``--param writer_blind_retry=1``)."""
+        return BLIND if self.lab.session.scale.writer_blind_retry else CHECKED
+
     @classmethod
     @LEDGER.charged(RACES)
     def prepare(cls, lab: Lab, kind: str, control: str, files_per_partition: int) -> SeveralWriters:
@@ -74,7 +80,7 @@ class SeveralWriters:
     def record(self) -> dict[str, Any]:
         """What coordinated the writers (recorded with the race)."""
         coordination = self.lab.session.coordination
-        return {"kind": self.kind, "control": self.control, "settings": [vars(s) for s in self.settings],
+        return {"kind": self.kind, "control": self.control, "retry": self.retry, "settings": [vars(s) for s in self.settings],
                 "servers": coordination.record() if coordination else {}}
 
     @LEDGER.charged(RACES)
@@ -104,7 +110,8 @@ class SeveralWriters:
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
         """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
         result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
-                      RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service))
+                      RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service),
+                      retry=self.retry)
         for batch in result.batches:
             for failure in batch["failures"]:
                 failure["cause"] = self.fmt.failure_cause(failure)
@@ -243,6 +250,8 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
             "conflicts": sum(p["conflicts"] for p in per_writer), "conflict_rate": (sum(p["conflicts"] for p in per_writer) / attempts) if attempts else 0.0,
             "retries": sum(p["retries"] for p in per_writer), "conflict_classes": classes,
             "failure_causes": failure_causes(result.batches),
+            # statements that raised after their commit had landed (found by the checked retry, which then stops)
+            "raised_after_commit": sum(bool(b.get("raised_after_commit")) for b in result.batches),
             "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,
             "race_wall_s": result.wall_s, "startup_s": result.startup_s, "writers_started": result.writers_started,
             "services": result.services, "services_committed": sum(bool(s.get("committed")) for s in result.services),

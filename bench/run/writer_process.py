@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.formats import make_adapter
 from bench.formats.base import PRUNED, Coordinator, Setting, TableFormat, TableRef
-from bench.measure.writers import run_batches
+from bench.measure.writers import CHECKED, run_batches
 from bench.run.daemons import poll
 
 GO_TIMEOUT_S = 1800.0  # a released job's start signal, and the next job: a writer left alone this long exits
@@ -71,7 +71,7 @@ def serve(spark, folder: Path, number: int, previous: set[str]) -> set[str]:
         def emit(record: dict) -> None:
             out.write(json.dumps(record) + "\n")
             out.flush()
-        run_batches(fmt, spark, table, spec["writer"], spec["batches"], spec["retries"], emit)
+        run_batches(fmt, spark, table, spec["writer"], spec["batches"], spec["retries"], emit, spec.get("retry", CHECKED))
     (folder / f"job-{number}.done").touch()
     return {s.key for s in settings}
 

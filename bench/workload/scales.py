@@ -50,6 +50,9 @@ class Scale:
     # to roll back the same failed instant, and the loser's statement fails after its own commit landed. Hudi's
     # default stays the default until 0's own lost update at tiny is explained (docs/several-writers.md)
     writer_inline_clean: int = 1
+    # 1: a failed batch is retried without first looking for its commit in the table's history (a naive job); 0: the
+    # retry checks first, and a batch whose statement raised after its commit landed is not run again
+    writer_blind_retry: int = 0
     degradation_batches: int = 5
     settlement_batches: int = 3
     settlement_rows_per_batch: int = 20
@@ -121,7 +124,8 @@ PRESETS: dict[str, Scale] = {
 
 
 MAX_PARAM = 10_000_000_000
-SWITCHES = ("warm_up", "warm_up_each_config", "writer_threads_too", "writer_service", "writer_inline_clean")  # 0 or 1, not sizes
+SWITCHES = ("warm_up", "warm_up_each_config", "writer_threads_too", "writer_service", "writer_inline_clean",
+            "writer_blind_retry")  # 0 or 1, not sizes
 MAX_FILES = 1_000_000
 MAX_ROWS = 100_000_000_000
 

@@ -1,0 +1,67 @@
+"""The retry that checks before it repeats: a statement that raised after its commit landed is not run again (checked),
+and is run again by a blind retry; a format that cannot tell falls back to retrying, saying so."""
+
+from __future__ import annotations
+
+from bench.measure.writers import BLIND, CHECKED, attempt_label, run_batches, tag
+
+
+class RaisesAfterCommit:
+    """A format whose first attempt of every batch commits, then raises (Hudi's post-commit clean losing a race)."""
+
+    labels_commits = True
+
+    def __init__(self, can_tell: bool = True) -> None:
+        self.committed: list[str] = []
+        self.label = ""
+        self.can_tell = can_tell
+
+    def pruning_predicate(self, key, keys):
+        return f"{key} IN {keys}"
+
+    def label_commits(self, spark, label):
+        self.label = label
+
+    def see_other_writers(self, spark, table):
+        pass
+
+    def update_where(self, spark, table, predicate, assignments):
+        self.committed.append(self.label)
+        if self.label.endswith("#1"):
+            raise RuntimeError("HoodieException: clean failed after the commit")
+
+    def attempt_landed(self, spark, table, label, since, own_application):
+        return (label in self.committed) if self.can_tell else None
+
+
+class Table:
+    key = "txn_id"
+
+
+def _run(fmt, retry):
+    records: list[dict] = []
+    run_batches(fmt, None, Table(), 0, [[1, 2], [3]], 2, records.append, retry)
+    return records
+
+
+def test_a_checked_retry_finds_the_commit_and_does_not_apply_the_batch_twice():
+    fmt = RaisesAfterCommit()
+    records = _run(fmt, CHECKED)
+    assert fmt.committed == [attempt_label(tag(0, 0), 1), attempt_label(tag(0, 1), 1)]  # once each
+    assert all(r["committed"] and r["raised_after_commit"] and r["attempts"] == 1 for r in records)
+    assert all(r["failures"][0]["landed"] is True for r in records)
+
+
+def test_a_blind_retry_applies_a_landed_batch_again():
+    fmt = RaisesAfterCommit()
+    records = _run(fmt, BLIND)
+    assert len(fmt.committed) == 4  # every batch committed twice: the finding a blind retry makes
+    assert all(r["committed"] and r["attempts"] == 2 and "raised_after_commit" not in r for r in records)
+    assert all("landed" not in r["failures"][0] for r in records)
+
+
+def test_where_the_format_cannot_tell_the_checked_retry_says_so_and_retries():
+    fmt = RaisesAfterCommit(can_tell=False)
+    records = _run(fmt, CHECKED)
+    assert len(fmt.committed) == 4
+    assert all(r["failures"][0]["landed"] is None and r["attempts"] == 2 for r in records)
