@@ -291,7 +291,7 @@ def test_each_failed_attempt_is_counted_by_the_cause_its_format_words(monkeypatc
     batches = [{"writer": 0, "keys": [1], "attempts": 3, "committed": True, "seconds": 1.0, "failures": [dict(conflict), dict(conflict)]},
                {"writer": 1, "keys": [2], "attempts": 2, "committed": True, "seconds": 1.0, "failures": [dict(expired)]}]
     monkeypatch.setattr(several, "race", lambda *a, **k: RaceResult(batches, [], 10.0, 1.0))
-    lab = SimpleNamespace(spark=None, session=SimpleNamespace(writer_pool=None, scale=SimpleNamespace(writer_service=1)))
+    lab = SimpleNamespace(spark=None, session=SimpleNamespace(writer_pool=None, scale=SimpleNamespace(writer_service=1, writer_blind_retry=0)))
     shared = several.SeveralWriters(lab, make_adapter("iceberg-mor", Path("/w"), 1 << 27), "processes", "default", None, [])
     said: list[str] = []
     result = shared.race(None, SimpleNamespace(batches=[]), said.append)
