@@ -302,6 +302,13 @@ def test_one_jvm_per_family(tmp_path):
         kill(third)
         fourth = apps.get("iceberg", {})  # another family after a dead one
         assert fourth.range(2).count() == 2 and apps.running("iceberg")
+        # the memory search's attempts: the same family with another driver memory is another application; the run's
+        # own memory, however it is written, is the same one
+        assert apps.running("iceberg", "512m") and not apps.running("iceberg", "768m")
+        pid4 = pid(fourth)
+        fifth = apps.get("iceberg", {}, driver_memory="768m")
+        assert pid(fifth) != pid4 and apps.conf["spark.driver.memory"] == "768m" and apps.running("iceberg", "768m")
+        assert not apps.running("iceberg")  # back to the run's own memory takes a new application
     finally:
         apps.stop()
 

@@ -76,6 +76,15 @@ class SparkOptions:
         return conf
 
 
+def memory_mb(size: str) -> float | None:
+    """A JVM memory size (``2g``, ``1536m``, ``2048``: bytes) in MB, None where it is not one: ``2g`` and ``2048m``
+    are the same application."""
+    match = re.fullmatch(r"(\d+)([kmgt]?)b?", size.strip().lower())
+    if not match:
+        return None
+    return int(match.group(1)) * {"": 2**-20, "k": 2**-10, "m": 1, "g": 2**10, "t": 2**20}[match.group(2)]
+
+
 JAVA_OPTION_KEYS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
 LIST_KEYS = ("spark.jars", "spark.jars.packages", "spark.jars.repositories", "spark.sql.extensions")
 
@@ -103,7 +112,7 @@ class SparkApps:
         (one that ran out of memory or was killed is stopped by ``get`` and started again, so one test's crash does
         not take the rest of the run with it)."""
         if self.family != family or self.session is None or \
-                self.conf.get("spark.driver.memory") != (driver_memory or self.options.driver_memory):
+                memory_mb(self.conf.get("spark.driver.memory", "")) != memory_mb(driver_memory or self.options.driver_memory):
             return False
         try:
             return not self.session.sparkContext._jsc.sc().isStopped()

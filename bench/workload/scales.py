@@ -102,7 +102,7 @@ PRESETS: dict[str, Scale] = {
                   sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
                   writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1, writer_races=1,
                   file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2,
-                  memory_min_mb=1024, memory_max_mb=1024),
+                  memory_min_mb=2048, memory_max_mb=2048),  # the default driver's: no application restarted
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
