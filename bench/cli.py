@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 
 from bench.exceptions import CowmorError
-from bench.run.options import add_options, parse_finite
+from bench.run.options import add_options, parse_finite, parse_positive_int
 
 EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INCOMPARABLE, EXIT_INTERNAL = 1, 2, 3, 70
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,6 +220,20 @@ def _findings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inspect(args: argparse.Namespace) -> int:
+    import json
+
+    from bench.inspect import read_facts
+    from bench.inspect.profile import profile, text
+
+    found = profile(read_facts(args.table, args.format, args.key), args.keys_per_update, args.reads_per_day)
+    print(text(found))
+    if args.output:
+        args.output.write_text(json.dumps(found, indent=2, default=str) + "\n")
+        print(f"profile: {args.output}")
+    return 0
+
+
 def doc_files() -> list[Path]:
     """README.md and every page under docs/: where figure blocks may stand."""
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -295,12 +309,21 @@ def parser() -> argparse.ArgumentParser:
     docs = sub.add_parser("docs", help="rewrite the figure blocks of README.md and docs/ from the reference runs")
     docs.add_argument("--check", action="store_true", help="only compare: exit 2 where a figure differs from the data")
     docs.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")
+    look = sub.add_parser("inspect", help="read a table's shape and workload from its own metadata (read-only, no Spark)")
+    look.add_argument("table", metavar="TABLE", help="the table's root folder (Delta, Hudi, Iceberg) or an Iceberg metadata file")
+    look.add_argument("--format", choices=("delta", "iceberg", "hudi"), default=None, help="default: told by what the folder holds")
+    look.add_argument("--key", default=None, metavar="COLUMN", help="the record key (Hudi's is read from the table)")
+    look.add_argument("--keys-per-update", type=parse_positive_int, default=None, metavar="N",
+                      help="keys an update changes (default: the median the history records)")
+    look.add_argument("--reads-per-day", type=parse_finite(0.0, inclusive=True), default=None, metavar="N",
+                      help="reads a day: no metadata records them")
+    look.add_argument("-o", "--output", type=Path, default=None, metavar="FILE", help="write the profile as JSON")
     return main_parser
 
 
 REFERENCE_FOLDER = ROOT / "results" / "reference"
 COMMANDS = {"run": _run, "compare": _compare, "report": _report, "history": _history, "validate": _validate,
-            "reference": _reference, "findings": _findings, "docs": _docs}
+            "reference": _reference, "findings": _findings, "docs": _docs, "inspect": _inspect}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,108 @@
+"""``cowmor inspect``: tables whose truth is known (written here by delta-rs and pyiceberg at known layouts, and the
+real Hudi sample tables in ../shared/testdata) read back exactly, read-only, and bad input in one line."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from bench.exceptions import BadOption
+from bench.inspect import detect, read_facts
+from bench.inspect.profile import files_touched_by_random_keys, profile
+
+TESTDATA = Path(__file__).resolve().parents[3] / "shared" / "testdata"
+FILES, ROWS = 4, 250
+
+
+def _batch(i: int) -> pa.Table:
+    first = i * ROWS
+    return pa.table({"txn_id": pa.array(range(first, first + ROWS), pa.int64()),
+                     "status": pa.array(["SETTLED"] * ROWS), "day": pa.array([i % 2] * ROWS, pa.int32())})
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def delta_table(tmp_path) -> Path:
+    import deltalake
+
+    path = tmp_path / "delta"
+    for i in range(FILES):
+        deltalake.write_deltalake(str(path), _batch(i), mode="append")
+    deltalake.DeltaTable(str(path)).update({"status": "'REVERSED'"}, predicate="txn_id = 3 OR txn_id = 7")
+    return path
+
+
+@pytest.fixture
+def iceberg_table(tmp_path) -> Path:
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog("t", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=f"file://{tmp_path}/wh")
+    catalog.create_namespace("n")
+    table = catalog.create_table("n.payments", schema=_batch(0).schema)
+    for i in range(FILES):
+        table.append(_batch(i))
+    return Path(table.metadata_location.removeprefix("file://"))
+
+
+def test_a_delta_table_at_a_known_layout_reads_back_exactly_and_is_left_untouched(delta_table):
+    before = _tree(delta_table)
+    facts = read_facts(str(delta_table), key="txn_id")
+    p = profile(facts, keys_per_update=1)
+    assert _tree(delta_table) == before  # read-only: every file and the log byte-identical
+    assert p["format"] == "delta" and p["rows"] == FILES * ROWS
+    assert p["data_files"] == FILES  # the update rewrote the one file holding both keys
+    assert sorted((f.key_min, f.key_max) for f in facts.files) == [(i * ROWS, (i + 1) * ROWS - 1) for i in range(FILES)]
+    assert p["files_touched_by_random_keys"] == 1.0
+    assert p["workload"]["row_level_commits"] == 1 and p["workload"]["rows_changed_per_update"] == 2
+    assert p["workload"]["commits"] == FILES + 1
+
+
+def test_an_iceberg_table_at_a_known_layout_reads_back_exactly_and_is_left_untouched(iceberg_table):
+    root = iceberg_table.parent.parent
+    before = _tree(root)
+    facts = read_facts(str(iceberg_table), key="txn_id")
+    p = profile(facts, keys_per_update=ROWS * FILES)
+    assert _tree(root) == before
+    assert p["format"] == "iceberg" and p["data_files"] == FILES and p["rows"] == FILES * ROWS
+    assert sorted((f.key_min, f.key_max) for f in facts.files) == [(i * ROWS, (i + 1) * ROWS - 1) for i in range(FILES)]
+    assert p["files_touched_by_random_keys"] == FILES  # a key in every file's range, for that many keys
+    assert detect(str(root)) == "iceberg" and p["workload"]["commits"] == FILES
+
+
+@pytest.mark.skipif(not TESTDATA.exists(), reason="../shared/testdata is not beside this clone")
+def test_a_real_hudi_table_gives_its_files_logs_commits_and_compaction(tmp_path):
+    with zipfile.ZipFile(TESTDATA / "hudi" / "quickstart_trips_table" / "mor" / "avro" / "v8_trips_8i3u1d.zip") as z:
+        z.extractall(tmp_path)
+    root = tmp_path / "v8_trips_8i3u1d"
+    before = _tree(root)
+    p = profile(read_facts(str(root)))
+    assert _tree(root) == before
+    assert p["format"] == "hudi" and p["key"] == "uuid" and p["data_files"] == 3 and p["rows"] == 1671
+    assert p["outstanding_deletes"] == 1 and p["workload"]["compactions"] == 1 and p["workload"]["commits"] == 7
+
+
+def test_bad_input_is_one_line(tmp_path):
+    with pytest.raises(BadOption, match="no such table folder"):
+        detect(str(tmp_path / "nothing"))
+    with pytest.raises(BadOption, match="not a Delta"):
+        detect(str(tmp_path))
+    (tmp_path / "_delta_log").mkdir()
+    with pytest.raises(BadOption, match="cannot read it as a delta table") as err:
+        read_facts(str(tmp_path))
+    assert "\n" not in str(err.value)
+
+
+def test_random_keys_touch_the_files_whose_ranges_hold_them():
+    ranges = [(0, 9), (10, 19), (20, 29), (30, 39)]
+    assert files_touched_by_random_keys(ranges, 1) == 1.0
+    assert files_touched_by_random_keys(ranges, 10_000) == 4.0
+    overlapping = [(0, 39)] * 4  # an unclustered key: every file holds every key's range
+    assert files_touched_by_random_keys(overlapping, 1) == 4.0
+    assert files_touched_by_random_keys([(None, None)], 5) is None
