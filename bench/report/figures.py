@@ -34,11 +34,21 @@ def _source(entries: list[Entry]) -> str:
     return "; ".join(f"run `{e.run_id}` (`{e.command}`), {e.machine_label}, {e.storage}" for e in entries)
 
 
+def layout(run: Run) -> str:
+    """The payments table a run measured (``90 days x 4 files x 5,000 rows, 120 changed``): runs of one scale on
+    other layouts (``--param``) are other answers, never merged with it."""
+    scale = run.environment.get("scale") or {}
+    if not {"days", "files_per_day", "rows_per_file"} <= set(scale):
+        return "layout not recorded"
+    return (f"{scale['days']} days x {scale['files_per_day']} files x {scale['rows_per_file']:,} rows, "
+            f"{scale.get('hotfix_rows', 0):,} changed")
+
+
 def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
-    """The runs backing ``figure``, merged per machine (never across machines)."""
-    groups: dict[str, list[tuple[Entry, Run]]] = {}
+    """The runs backing ``figure``, merged per machine and table layout (never across either)."""
+    groups: dict[tuple[str, str], list[tuple[Entry, Run]]] = {}
     for entry, run in backing(figure, folder):
-        groups.setdefault(entry.machine_label, []).append((entry, run))
+        groups.setdefault((entry.machine_label, layout(run)), []).append((entry, run))
     return [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
 
 
@@ -121,7 +131,7 @@ def render(name: str, folder: Path = REFERENCE_DIR) -> str:
             table = f"```\n{made}\n```" if made else "*(the runs hold no such record)*"
         else:
             table = _markdown(made) if not made.empty else "*(the runs hold no such record)*"
-        parts.append(f"*{title}, scale `{run.scale}`. From {_source(entries)}.*\n\n{table}\n")
+        parts.append(f"*{title}, scale `{run.scale}` ({layout(run)}). From {_source(entries)}.*\n\n{table}\n")
     return "\n".join(parts)
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from bench.report import charts
 from bench.report import locate as locate_mod
 from bench.report.build import CSS, build_report
-from bench.report.figures import hotfix_memory, hotfix_routes, memory_needed
+from bench.report.figures import hotfix_memory, hotfix_routes, layout, memory_needed
 from bench.report.html_parts import img, note, table
 from bench.results import load
 from bench.results.reference import REFERENCE_DIR, runs
@@ -32,14 +32,14 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     """Write the findings page and one report per (machine, scale) group; return the page."""
     out.mkdir(parents=True, exist_ok=True)
     pairs = runs(folder)
-    groups: dict[tuple[str, str], list] = {}
+    groups: dict[tuple[str, str, str], list] = {}
     for entry, run in pairs:
-        groups.setdefault((entry.machine_label, run.scale), []).append((entry, run))
+        groups.setdefault((entry.machine_label, run.scale, layout(run)), []).append((entry, run))
     answers, memory, links = [], [], []
-    for (machine, scale), members in groups.items():
-        name = _slug(f"{scale}-{machine}")
+    for (machine, scale, shape), members in groups.items():
+        name = _slug(f"{scale}-{shape}-{machine}")
         run = load.merge([r for _, r in members])
-        where = f"scale <code>{html.escape(scale)}</code>, {html.escape(machine)}, " + html.escape(
+        where = f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, " + html.escape(
             "; ".join(sorted({e.storage for e, _ in members})))
         ids = ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
         routes = hotfix_routes(run)
