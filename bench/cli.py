@@ -281,7 +281,8 @@ def parser() -> argparse.ArgumentParser:
                         metavar="NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,reads_per_day=D,"
                                 "writes_per_compaction=K,partitions=P,route=join|pruned|index]",
                         help="predict W, R, C and the cost per day of every configuration on your own table, from the "
-                             "cost model fitted on the runs (repeatable); partitions defaults to one per file")
+                             "cost model fitted on the runs (repeatable); partitions defaults to one per file. Or a profile "
+                             "file from `inspect -o PROFILE.json`")
     gate = sub.add_parser("compare", help="regression gate: exit 1 if CURRENT regressed against BASELINE, 3 if nothing compares")
     gate.add_argument("baseline", metavar="BASELINE", help="results/<run-id>/ or its benchmark.json")
     gate.add_argument("current", metavar="CURRENT", help="results/<run-id>/ or its benchmark.json")

@@ -232,8 +232,36 @@ def key_numbers(option: str, text: str, spec: str, keys: tuple[str, ...] | list[
     return values
 
 
+def table_from_profile(path: str) -> UserTable:
+    """A table as ``cowmor inspect`` profiled it from its own metadata (``-o profile.json``).
+
+    Raises:
+        BadOption: not a profile, or one that lacks what the prediction needs (reads per day, a file, an update).
+    """
+    import json
+    from pathlib import Path
+
+    try:
+        p = json.loads(Path(path).read_text())
+        files, median = p["data_files"], (p.get("file_bytes") or {}).get("median")
+        load = p.get("workload") or {}
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise BadOption(f"--table {path}: not a profile written by `cowmor inspect -o` ({err})") from None
+    rows = p.get("keys_per_update") or load.get("rows_changed_per_update")
+    lacking = [what for what, value in (("data files", files), ("file sizes", median), ("rows per update", rows),
+                                        ("reads per day (inspect --reads-per-day)", p.get("reads_per_day"))) if not value]
+    if lacking:
+        raise BadOption(f"--table {path}: the profile lacks {', '.join(lacking)}")
+    assert median is not None and rows is not None  # checked just above
+    return UserTable(Path(path).stem, float(files), median / 2**20, float(rows), float(load.get("updates_per_day") or 1.0),
+                     float(p["reads_per_day"]), float(load.get("writes_per_compaction") or 10.0),
+                     partitions=float(p["partitions"]) if p.get("partitions") else None)
+
+
 def parse_table(text: str) -> UserTable:
-    """Raises: BadOption naming what is wrong."""
+    """``NAME:key=value,…`` or a profile file (``*.json``, from ``cowmor inspect -o``). Raises: BadOption naming what is wrong."""
+    if text.endswith(".json"):
+        return table_from_profile(text)
     name, sep, spec = text.partition(":")
     if not sep or not name.strip():
         raise BadOption(f"--table {text!r}: expected NAME:files=N,file_mb=M,rows_per_update=R[,updates_per_day=U,"

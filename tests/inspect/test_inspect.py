@@ -106,3 +106,19 @@ def test_random_keys_touch_the_files_whose_ranges_hold_them():
     overlapping = [(0, 39)] * 4  # an unclustered key: every file holds every key's range
     assert files_touched_by_random_keys(overlapping, 1) == 4.0
     assert files_touched_by_random_keys([(None, None)], 5) is None
+
+
+def test_report_table_takes_the_profile_inspect_wrote(delta_table, tmp_path):
+    import json
+
+    from bench.report.model import parse_table
+
+    p = profile(read_facts(str(delta_table), key="txn_id"), reads_per_day=500)
+    path = tmp_path / "orders.json"
+    path.write_text(json.dumps(p, default=str))
+    t = parse_table(str(path))
+    assert (t.name, t.files, t.rows_per_update, t.reads_per_day) == ("orders", FILES, 2, 500)
+    assert t.file_mb == pytest.approx(p["file_bytes"]["median"] / 2**20)
+    path.write_text(json.dumps({**p, "reads_per_day": None}, default=str))
+    with pytest.raises(BadOption, match="lacks reads per day"):
+        parse_table(str(path))
