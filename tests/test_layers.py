@@ -26,7 +26,7 @@ ALLOWED = {
     "measure": {"exceptions", "core", "workload", "formats", "engines"},
     "report": {"exceptions", "core", "results"},
     "inspect": {"exceptions", "core"},
-    "run": {"exceptions", "core", "workload", "formats", "engines", "measure", "results"},
+    "run": {"exceptions", "core", "workload", "formats", "engines", "measure", "results", "inspect"},
     "cli": {"exceptions", "core", "workload", "results", "run", "report", "inspect"},
     "__main__": {"cli"},
     "scenarios": {"exceptions", "core", "workload", "formats", "measure", "results"},

@@ -40,6 +40,17 @@ def parse_positive_int(text: str) -> int:
     return _int_at_least(text, 1, "a positive integer")
 
 
+def parse_share(text: str) -> float:
+    """A share of a whole: more than 0, at most 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 1, got {value}")
+    return value
+
+
 def parse_fraction(text: str) -> float:
     try:
         value = float(text)
@@ -203,6 +214,11 @@ def add_options(addoption: Callable[..., object]) -> None:
                    "configuration lacks is skipped with its reason. Default: %(default)r")
     addoption("--param", metavar="NAME=VALUE", action="append", type=parse_scale_param, default=[],
               help="override one scale parameter (repeatable), e.g. --param hotfix_rows=50")
+    addoption("--like", metavar="PROFILE", default=None,
+              help="measure a replica of a table profiled by `inspect -o PROFILE`: its partitions, files per partition, "
+                   "rows per file and rows per update (explicit --param values win)")
+    addoption("--fraction", metavar="F", type=parse_share, default=1.0,
+              help="with --like: the share of the table's partitions the replica holds. Default: %(default)r")
     addoption("--min-rounds", metavar="N", type=parse_positive_int, default=None,
               help="rounds of each update and compaction at least (default: the scale's rounds)")
     addoption("--max-rounds", metavar="N", type=parse_positive_int, default=None,

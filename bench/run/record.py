@@ -62,6 +62,7 @@ def environment(session: BenchSession) -> dict[str, Any]:
         "workspace": str(session.workspace.root), "harness_commit": _git_commit(),
         "storage": session.object_store.record() if session.object_store else {"kind": "local disk"},
         "interrupted": session.interrupted,
+        "like": session.like or None,  # --like: the profiled table this run replicates, at which fraction
         # several writers' catalog and lock (Iceberg's JDBC catalog, Hudi's ZooKeeper), where the run used them; the
         # single-writer scenarios keep Iceberg's Hadoop catalog and Hudi's in-process lock
         "coordination": session.coordination.record() if session.coordination else {},

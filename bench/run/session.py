@@ -78,6 +78,7 @@ class BenchSession:
     object_store: objectstore.ObjectStore | None = None
     interrupted: str | None = None  # the signal that stopped the run early (SIGINT, SIGTERM, SIGHUP)
     coordination: Coordination | None = None  # several writers' catalog and lock servers, started on first use
+    like: dict[str, Any] = field(default_factory=dict)  # --like: the profile replicated, the fraction, the params
     writer_pool: WriterPool = field(init=False)  # several writers' applications, kept from race to race
 
     def __post_init__(self) -> None:
@@ -97,7 +98,8 @@ class BenchSession:
         Raises:
             BadOption: any invalid option, in one line.
         """
-        scale = get_scale(ns.scale, scale_overrides(ns.param))
+        like = replica_of(getattr(ns, "like", None), getattr(ns, "fraction", 1.0))
+        scale = get_scale(ns.scale, {**like.get("params", {}), **scale_overrides(ns.param)})
         configs = select_configs(ns.formats)
         check_master_reachable(ns.spark_master)
         if ns.jars_dir is not None and not Path(ns.jars_dir).is_dir():
@@ -132,7 +134,7 @@ class BenchSession:
                    workspace=workspace, results_dir=Path(ns.results_dir),
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
                    engine_names=select_engines(ns.engines), routes=str(getattr(ns, "routes", "join")).split(","),
-                   rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci),
+                   rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci), like=like,
                    coordination=Coordination(Path(ns.results_dir) / ".servers", ns.jars_dir,
                                              getattr(ns, "catalog_uri", None), getattr(ns, "zookeeper", None),
                                              ns.maven_repo))
@@ -219,3 +221,24 @@ class BenchSession:
 
     def write_json(self, name: str, payload: Any) -> Path:
         return record.write_json(self.run_dir, name, payload)
+
+
+def replica_of(path: str | None, fraction: float) -> dict[str, Any]:
+    """``--like PROFILE``: the replica's scale parameters, with the profile and the fraction they came from.
+
+    Raises:
+        BadOption: an unreadable profile or one that cannot be replicated (one line).
+    """
+    if not path:
+        return {}
+    import json
+
+    from bench.inspect.replica import notes, replica_params
+
+    try:
+        profile = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise BadOption(f"--like {path}: not a profile written by `inspect -o` ({err})") from None
+    params = replica_params(profile, fraction)
+    return {"profile": str(path), "location": profile.get("location"), "fraction": fraction, "params": params,
+            "notes": notes(profile, params)}

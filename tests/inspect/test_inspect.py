@@ -122,3 +122,21 @@ def test_report_table_takes_the_profile_inspect_wrote(delta_table, tmp_path):
     path.write_text(json.dumps({**p, "reads_per_day": None}, default=str))
     with pytest.raises(BadOption, match="lacks reads per day"):
         parse_table(str(path))
+
+
+def test_a_replica_keeps_the_profiles_layout_and_scales_only_its_partitions(tmp_path):
+    import deltalake
+
+    from bench.inspect.replica import replica_params
+
+    path = tmp_path / "by_day"
+    for i in range(FILES):  # two days, two files each, 250 rows a file
+        deltalake.write_deltalake(str(path), _batch(i), mode="append", partition_by=["day"])
+    p = profile(read_facts(str(path), key="txn_id"), keys_per_update=10)
+    assert (p["partitions"], p["files_per_partition"], p["rows"]) == (2, 2.0, FILES * ROWS)
+    assert replica_params(p) == {"days": 2, "files_per_day": 2, "rows_per_file": ROWS, "hotfix_rows": 10}
+    assert replica_params(p, 0.5) == {"days": 1, "files_per_day": 2, "rows_per_file": ROWS, "hotfix_rows": 5}
+    with pytest.raises(BadOption, match="--fraction"):
+        replica_params(p, 1.5)
+    with pytest.raises(BadOption, match="lacks"):
+        replica_params({**p, "keys_per_update": None, "workload": {}})
