@@ -394,7 +394,8 @@ def test_every_read_of_every_scenario_ran_on_both_engines_and_agreed(tiny_run):
     _second_engine(tiny_run)
     per_config: dict[str, int] = {}
     for b in tiny_run["json"]["benchmarks"]:
-        if b["extra_info"]["scenario"] in ("update_sweep", "table_growth", "late_arrivals", "concurrent_compaction"):
+        if b["extra_info"]["scenario"] in ("update_sweep", "table_growth", "late_arrivals", "concurrent_compaction",
+                                           "memory_needed"):
             continue  # these verify their rows with Spark queries; they make no dashboard read
         records = _engine_records(b["extra_info"])
         assert records, b["name"]
@@ -625,3 +626,17 @@ def test_every_measured_operation_and_read_records_its_peak_memory(tiny_run):
     assert any(r["memory"]["executor_heap_peak_bytes"] for x in updates for r in x["rounds"])
     assert seen >= 2 * len(updates)
     assert 0 < tiny_run["json"]["cowmor"]["time_breakdown"]["python_rss_peak_bytes"] < machine  # the harness's own
+
+
+def test_the_memory_search_records_the_memory_each_configuration_needs_on_both_tables(tiny_run):
+    """At tiny the search has one rung, the driver's own 2 GB: every configuration and route completes the update on
+    both tables with it, its rows verified, its memory recorded."""
+    found = {(b["extra_info"]["config_id"], b["extra_info"]["route"], b["extra_info"]["table"]): b["extra_info"]
+             for b in tiny_run["json"]["benchmarks"] if b["extra_info"].get("scenario") == "memory_needed"}
+    assert {c for c, _, _ in found} == ran_here(tiny_run)
+    assert {t for _, _, t in found} == {"hotfix", "largest_file_step"}
+    for (config_id, route, table), x in found.items():
+        assert x["ladder_mb"] == [2048] and x["needed_mb"] == 2048 and not x["more_than_ladder"], (config_id, route, table)
+        attempt = x["attempts"][0]
+        assert attempt["completed"] and attempt["rows_changed_verified"] == x["rows_targeted"]
+        assert attempt["memory"]["jvm_rss_peak_bytes"] > 0
