@@ -35,7 +35,7 @@ from bench.report.sections.storage import section_storage
 from bench.report.sections.summary import section_environment, section_summary, verdicts
 from bench.report.sections.write import section_sweep, section_write
 from bench.results import load
-from bench.results.contract import REFERENCE_ENGINE, check_run_id
+from bench.results.contract import HOTFIX, REFERENCE_ENGINE, check_run_id
 
 CSS = (Path(__file__).with_name("report.css")).read_text()
 
@@ -94,7 +94,7 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
     csv.to_csv(out / "results.csv", index=False)
     sections = [
         ("summary", "Summary", section_summary(runs, run, verdict_rows, recs)),
-        ("write", "Write cost", (section_write(run, ops[ops.scenario == "payments_hotfix"], out)
+        ("write", "Write cost", (section_write(run, ops[ops.scenario == HOTFIX], out)
                               + section_file_size(run, out, tables) + section_sweep(run, ops, out)
                               + growth.section_growth(run, out))
          if not ops.empty else _note("nothing measured")),

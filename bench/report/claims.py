@@ -8,7 +8,7 @@ import pandas as pd
 
 from bench.report import confidence
 from bench.report.costmodel import Costs
-from bench.results.contract import Matrix
+from bench.results.contract import HOTFIX, Matrix
 
 SEED = "cowmor seed workloads (Razorpay payments hotfix / settlements, Swiggy dinner peak)"
 LHBENCH = "Jain et al., 'Analyzing and Comparing Lakehouse Storage Systems', CIDR 2023 (LHBench)"
@@ -108,7 +108,7 @@ def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, flo
     matrix = matrix or Matrix.from_ids(costs)
     claims = [_cow_at_ten_claim(costs, draws, matrix)]
 
-    updates = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")].set_index("config_id") if not ops.empty else pd.DataFrame()
+    updates = ops[(ops.operation == "update") & (ops.scenario == HOTFIX)].set_index("config_id") if not ops.empty else pd.DataFrame()
     ratios = []
     for a, b in matrix.cow_mor_pairs(set(updates.index)):
         wa = updates.loc[a, "fs_data_bytes_added"] + updates.loc[a, "fs_delete_bytes_added"]

@@ -17,6 +17,7 @@ import pandas as pd
 from bench.core import uncertainty
 from bench.report.costmodel import Costs, Profile, break_even
 from bench.results import load
+from bench.results.contract import HOTFIX
 
 DECISIVE = 0.90
 RESAMPLES = 1000
@@ -122,7 +123,7 @@ def simulate(samples: dict[str, CostSamples], profiles: list[Profile], pairs: li
     return verdicts, breaks, curves
 
 
-def samples_of(run: load.Run, reads: pd.DataFrame, scenario: str = "payments_hotfix") -> dict[str, CostSamples]:
+def samples_of(run: load.Run, reads: pd.DataFrame, scenario: str = HOTFIX) -> dict[str, CostSamples]:
     """Per configuration with an update and reads after it: the update's and compaction's rounds and each
     query's read timings after the update (``reads`` already holds one engine's rows)."""
     rounds: dict[tuple[str, str], list[float]] = {}

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from bench.exceptions import BadOption
+from bench.results.contract import DINNER_PEAK, HOTFIX, SETTLEMENTS
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,9 @@ class Profile:
 
 SEED_PROFILES = (
     Profile("Razorpay monthly settlements", 4500, 10, "seed: ~2,000 adjustments a month vs ~3 lakh dashboard reads a day",
-            "monthly_settlements", "copy-on-write"),
+            SETTLEMENTS, "copy-on-write"),
     Profile("Swiggy dinner peak", 1 / 16, 16, "seed: ~16 row updates per read query at the peak, in small batches",
-            "dinner_peak", "merge-on-read", rows_per_read=16),
+            DINNER_PEAK, "merge-on-read", rows_per_read=16),
     Profile("Nightly warehouse", 50_000_000 / 200, 200, "seed: 200 updates, then 50M reads the next day (its own stated "
             "mix, on the payments hotfix's costs)", None, "copy-on-write"),
 )
@@ -103,7 +104,7 @@ def recommend(costs: list[Costs], profile: Profile) -> list[tuple[str, float]]:
     return sorted(ranked, key=lambda item: item[1])
 
 
-def costs_of(ops: pd.DataFrame, reads: pd.DataFrame, scenario: str = "payments_hotfix") -> dict[str, Costs]:
+def costs_of(ops: pd.DataFrame, reads: pd.DataFrame, scenario: str = HOTFIX) -> dict[str, Costs]:
     """W, R, C per configuration from one scenario's update and compaction records."""
     out: dict[str, Costs] = {}
     updates = ops[(ops.scenario == scenario) & (ops.operation == "update")]

@@ -16,7 +16,7 @@ import pandas as pd
 from bench.report import locate as locate_mod
 from bench.report.summary import human_bytes
 from bench.results import load
-from bench.results.contract import Run
+from bench.results.contract import HOTFIX, MEMORY_NEEDED, Run
 from bench.results.reference import REFERENCE_DIR, Entry, backing
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
@@ -54,7 +54,7 @@ def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
 
 def hotfix_routes(run: Run) -> pd.DataFrame:
     """Copy-on-write ÷ merge-on-read (and ÷ deletion vectors) per family and route, with the 95% interval."""
-    items = [x for x in locate_mod.located(run) if x.scenario == "payments_hotfix"]
+    items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
     ratios = locate_mod.ratios(items, run.matrix)
     rows = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route,
              "update time ratio [95% CI]": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
@@ -65,7 +65,7 @@ def hotfix_routes(run: Run) -> pd.DataFrame:
 
 def hotfix_memory(run: Run) -> pd.DataFrame:
     frame = load.memory(run)
-    frame = frame[(frame.scenario == "payments_hotfix") & (frame.operation == "update")]
+    frame = frame[(frame.scenario == HOTFIX) & (frame.operation == "update")]
     rows = [{"configuration": r.config_id, "route": r.route, "update median s": f"{r.median_s:.2f}",
              "executors' heap": human_bytes(r.executor_heap_peak_bytes), "driver JVM resident": human_bytes(r.jvm_rss_peak_bytes),
              "Python resident": human_bytes(r.python_rss_peak_bytes)}
@@ -75,7 +75,7 @@ def hotfix_memory(run: Run) -> pd.DataFrame:
 
 def memory_needed(run: Run) -> pd.DataFrame:
     rows = []
-    for r in sorted(run.records("memory_needed", route=None), key=lambda r: (r.get("table", ""), r.config_id, r.route)):
+    for r in sorted(run.records(MEMORY_NEEDED, route=None), key=lambda r: (r.get("table", ""), r.config_id, r.route)):
         top = (r.get("ladder_mb") or [0])[-1]
         rows.append({"table": f"{r.get('table')} ({r.get('files_total'):,} × {human_bytes(r.get('file_bytes_mean'))})",
                      "configuration": r.config_id, "route": r.route,

@@ -21,6 +21,7 @@ from bench.report.build import CSS, build_report
 from bench.report.figures import hotfix_memory, hotfix_routes, layout, memory_needed
 from bench.report.html_parts import img, note, table
 from bench.results import load
+from bench.results.contract import HOTFIX
 from bench.results.reference import REFERENCE_DIR, runs
 
 
@@ -44,7 +45,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         ids = ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
         routes = hotfix_routes(run)
         if not routes.empty:
-            items = [x for x in locate_mod.located(run) if x.scenario == "payments_hotfix"]
+            items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
             chart = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "ratio": r.ratio, "low": r.low, "high": r.high}
                      for r in locate_mod.ratios(items, run.matrix)]
             answers.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(

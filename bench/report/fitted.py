@@ -9,7 +9,7 @@ import numpy as np
 
 from bench.report.model import MB, Fit, HeldOut, Point, files_touched, fit, held_out, locate_bytes, table_drivers
 from bench.results import load
-from bench.results.contract import BASELINE_ROUTE, Record
+from bench.results.contract import BASELINE_ROUTE, FILE_SIZE, HOTFIX, TABLE_GROWTH, UPDATE_SWEEP, Record
 
 # the update's drivers: the files it rewrites or marks, the partitions they lie in, the bytes in them, and the bytes
 # its search goes through
@@ -36,10 +36,10 @@ def drivers_of(r: Record) -> dict[str, float] | None:
     bytes of the table, bytes its route searched."""
     x = r.info
     out = None
-    if r.scenario == "file_size":  # one file per partition (settlement day) at every step
+    if r.scenario == FILE_SIZE:  # one file per partition (settlement day) at every step
         out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["bytes_in_touched_files"],
                "table_bytes": x["table_bytes"], "partitions_touched": x.get("partitions_touched", x["files_touched"])}
-    elif r.scenario in ("table_growth", "update_sweep") and "files_touched" in x and x.get("files_total"):
+    elif r.scenario in (TABLE_GROWTH, UPDATE_SWEEP) and "files_touched" in x and x.get("files_total"):
         per_file = x.get("file_bytes_mean") or (x.get("table_bytes_on_disk", 0) / x["files_total"])
         out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["files_touched"] * per_file,
                "table_bytes": per_file * x["files_total"]}
@@ -47,7 +47,7 @@ def drivers_of(r: Record) -> dict[str, float] | None:
             out["partitions_touched"] = x["partitions_touched"]
     else:
         base = x.get("base") or {}
-        if r.scenario == "payments_hotfix" and base.get("files"):
+        if r.scenario == HOTFIX and base.get("files"):
             per_file = base["bytes"] / base["files"]
             touched = x.get("files_touched") or table_drivers(base["files"], 1.0, x.get("rows_targeted", 0))["files_touched"]
             out = {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base["bytes"],
@@ -78,7 +78,7 @@ class ConfigModel:
 
 def routes_of(run: load.Run) -> list[str]:
     """The locate routes the run's file-size steps were measured on (the baseline first)."""
-    found = {r.route for r in run.records("file_size", route=None)}
+    found = {r.route for r in run.records(FILE_SIZE, route=None)}
     return [BASELINE_ROUTE, *sorted(found - {BASELINE_ROUTE})] if found else []
 
 
@@ -89,7 +89,7 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
     rd: dict[str, list[Point]] = {}
     c: dict[str, list[Point]] = {}
     hotfix_drivers: dict[str, dict[str, float]] = {}
-    main_hotfix = run.records("payments_hotfix", "update")  # not a layout a merge kept aside: it has no compaction
+    main_hotfix = run.records(HOTFIX, "update")  # not a layout a merge kept aside: it has no compaction
     for r in run.records(route=None, other_layouts=True):
         drivers = drivers_of(r)
         if drivers is None or r.operation != "update" or r.route not in (route, BASELINE_ROUTE):
@@ -99,20 +99,20 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
             w.setdefault(r.config_id, []).append(Point(drivers, r.seconds, label))
         if r.route != BASELINE_ROUTE:
             continue
-        if r.scenario == "payments_hotfix" and r in main_hotfix:  # the layout its compaction record belongs to
+        if r.scenario == HOTFIX and r in main_hotfix:  # the layout its compaction record belongs to
             hotfix_drivers[r.config_id] = drivers
         after = mean_read(r.get("reads_after"))
         if after:
             rd.setdefault(r.config_id, []).append(Point(drivers, after, label))
         comp = r.get("compaction")
-        if r.scenario == "file_size" and comp and comp.get("seconds") is not None:
+        if r.scenario == FILE_SIZE and comp and comp.get("seconds") is not None:
             c.setdefault(r.config_id, []).append(Point(drivers, [comp["seconds"]], label))
-    for r in run.records("payments_hotfix", "compaction"):
+    for r in run.records(HOTFIX, "compaction"):
         if r.config_id in hotfix_drivers:
-            c.setdefault(r.config_id, []).append(Point(hotfix_drivers[r.config_id], r.seconds, "payments_hotfix"))
+            c.setdefault(r.config_id, []).append(Point(hotfix_drivers[r.config_id], r.seconds, HOTFIX))
     out = {}
     for config_id, points in w.items():
-        if not any(p.label.startswith("file_size") for p in points):
+        if not any(p.label.startswith(FILE_SIZE) for p in points):
             continue
         comp_drivers = C_DRIVERS
         wd, rdd, cd = (identified(ps, ds) for ps, ds in ((points, W_DRIVERS), (rd.get(config_id, []), R_DRIVERS),

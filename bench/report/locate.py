@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.core import uncertainty
-from bench.results.contract import BASELINE_ROUTE, Matrix, Record, Run
+from bench.results.contract import BASELINE_ROUTE, DINNER_PEAK, FILE_SIZE, HOTFIX, SETTLEMENTS, Matrix, Record, Run
 
-ROUTED = (("payments_hotfix", "update"), ("file_size", "update"))
+ROUTED = ((HOTFIX, "update"), (FILE_SIZE, "update"))
 ROUTE_TEXT = {"join": "MERGE / IN (SELECT …) from a keys table", "pruned": "literal keys the file statistics prune by",
               "index": "keys looked up in the table's index"}
 
@@ -69,8 +69,8 @@ def located(run: Run) -> list[Located]:
     for scenario, operation in ROUTED:
         for r in run.records(scenario, operation, route=None):
             out.append(_located(r))
-    out += [_adjustments(r) for r in run.records("monthly_settlements", "sequence", route=None) if r.get("writes")]
-    out += [_upserts(r) for r in run.records("dinner_peak", "sequence", route=None) if r.get("route")]
+    out += [_adjustments(r) for r in run.records(SETTLEMENTS, "sequence", route=None) if r.get("writes")]
+    out += [_upserts(r) for r in run.records(DINNER_PEAK, "sequence", route=None) if r.get("route")]
     return out
 
 

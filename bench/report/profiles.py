@@ -16,6 +16,7 @@ import numpy as np
 from bench.report.confidence import CostSamples
 from bench.report.costmodel import Profile
 from bench.results import load
+from bench.results.contract import DINNER_PEAK, SETTLEMENTS
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class PricedProfile:
 
 def _dinner_peak(run: load.Run, hotfix: dict[str, CostSamples]) -> tuple[dict[str, CostSamples], float]:
     out, rows = {}, []
-    for r in run.records("dinner_peak"):
+    for r in run.records(DINNER_PEAK):
         series = r.get("series") or []
         if not series:
             continue
@@ -47,7 +48,7 @@ def _dinner_peak(run: load.Run, hotfix: dict[str, CostSamples]) -> tuple[dict[st
 
 def _settlements(run: load.Run, hotfix: dict[str, CostSamples]) -> dict[str, CostSamples]:
     out = {}
-    for r in run.records("monthly_settlements"):
+    for r in run.records(SETTLEMENTS):
         per_query = (r.get("reads") or {}).get("per_query_s")
         if not per_query or not r.get("writes"):
             continue
@@ -59,7 +60,7 @@ def _settlements(run: load.Run, hotfix: dict[str, CostSamples]) -> dict[str, Cos
 def priced(run: load.Run, hotfix: dict[str, CostSamples], profiles: list[Profile]) -> list[PricedProfile]:
     out = []
     for p in profiles:
-        if p.scenario == "dinner_peak":
+        if p.scenario == DINNER_PEAK:
             samples, rows_per_batch = _dinner_peak(run, hotfix)
             if samples and rows_per_batch and p.rows_per_read:
                 ratio = rows_per_batch / p.rows_per_read
@@ -68,7 +69,7 @@ def priced(run: load.Run, hotfix: dict[str, CostSamples], profiles: list[Profile
                                          f"{ratio:.3g} reads per batch at {p.rows_per_read:g} row updates per read), "
                                          "reads after each batch, its compaction"))
                 continue
-        if p.scenario == "monthly_settlements":
+        if p.scenario == SETTLEMENTS:
             samples = _settlements(run, hotfix)
             if samples:
                 out.append(PricedProfile(p, samples, "monthly settlements: adjustment batches and their read mix "

@@ -8,7 +8,7 @@ import pandas as pd
 
 from bench.core.ledger import describe
 from bench.results import load
-from bench.results.contract import REFERENCE_ENGINE
+from bench.results.contract import FILE_SIZE, HOTFIX, REFERENCE_ENGINE
 
 
 def human_bytes(n: float | None) -> str:
@@ -39,7 +39,7 @@ def _routes(run: load.Run) -> list[str]:
     """The payments hotfix and the file-size steps per locate route: what each update read to find its rows, beside
     its time, its writes and its peak memory (the driver JVM's resident memory)."""
     lines: list[str] = []
-    for scenario in ("payments_hotfix", "file_size"):
+    for scenario in (HOTFIX, FILE_SIZE):
         records = run.records(scenario, "update", route=None)
         if len({r.route for r in records}) < 2 and not any(r.memory for r in records):
             continue
@@ -82,7 +82,7 @@ def text_summary(run: load.Run) -> str:
         dash = f"{before:.2f}→{after:.2f}" if before is not None and after is not None else (f"→{after:.2f}" if after else "-")
         removed = _count(r.meta_data_files_removed) + _count(r.meta_delete_files_removed)
         amp = f"{r.write_amplification:,.0f}x" if pd.notna(r.write_amplification) else "-"
-        operation = f"{r.operation}:{r.param}" if isinstance(r.param, str) else (r.operation if r.scenario == "payments_hotfix" else r.scenario)
+        operation = f"{r.operation}:{r.param}" if isinstance(r.param, str) else (r.operation if r.scenario == HOTFIX else r.scenario)
         lines.append(f"{r.config_id:<13} {operation:<16} {r.median_s:>9.2f} {f'{r.min_s:.2f}-{r.max_s:.2f}':>13} "
                      f"{human_bytes(r.fs_bytes_added):>9} {_count(r.fs_data_files_added):>6} {_count(r.fs_delete_files_added):>5} "
                      f"{int(removed):>12} {amp:>9} {dash:>21}")

@@ -22,6 +22,18 @@ from typing import Any
 from bench.exceptions import BadRecord
 
 SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
+# the scenarios' names as records carry them: the report imports these, never spells them
+HOTFIX = "payments_hotfix"
+FILE_SIZE = "file_size"
+DEGRADATION = "degradation"
+DINNER_PEAK = "dinner_peak"
+SETTLEMENTS = "monthly_settlements"
+UPDATE_SWEEP = "update_sweep"
+TABLE_GROWTH = "table_growth"
+LATE_ARRIVALS = "late_arrivals"
+CONCURRENT_COMPACTION = "concurrent_compaction"
+SEVERAL_WRITERS = "several_writers"
+MEMORY_NEEDED = "memory_needed"
 REFERENCE_ENGINE = "spark"  # the engine that writes every table; its reads are the report's reference
 FILES = ("benchmark.json", "environment.json", "outcomes.json")
 

@@ -6,6 +6,7 @@ import pandas as pd
 
 from bench.report.html_parts import note, table
 from bench.results import load
+from bench.results.contract import CONCURRENT_COMPACTION, LATE_ARRIVALS
 
 ONEHOUSE_MOR = "cowmor seeds: the Onehouse deep dive on merge-on-read (Hudi MVCC between writers and table services)"
 COW_MOR_CHAPTER = "cowmor seeds: the copy-on-write vs merge-on-read chapter (late-arriving CDC updates)"
@@ -31,7 +32,7 @@ def _compactions(runs: list[dict]) -> str:
 
 def concurrency_rows(run: load.Run) -> pd.DataFrame:
     rows = []
-    for x in _infos(run, "concurrent_compaction"):
+    for x in _infos(run, CONCURRENT_COMPACTION):
         compactions = x.get("compactions") or []
         applicable = [c for c in compactions if "not_applicable" not in c]
         rows.append({
@@ -52,7 +53,7 @@ def concurrency_rows(run: load.Run) -> pd.DataFrame:
 
 def late_rows(run: load.Run) -> pd.DataFrame:
     rows = []
-    for x in _infos(run, "late_arrivals"):
+    for x in _infos(run, LATE_ARRIVALS):
         for name, s in (x.get("strategies") or {}).items():
             if "skipped" in s:
                 continue
@@ -67,7 +68,7 @@ def late_rows(run: load.Run) -> pd.DataFrame:
 def claims(run: load.Run) -> list[dict]:
     """Claims-check rows: the seeds on compaction racing writers, and on late data."""
     out = []
-    conc = {x["config_id"]: x for x in _infos(run, "concurrent_compaction")}
+    conc = {x["config_id"]: x for x in _infos(run, CONCURRENT_COMPACTION)}
     text = "Hudi compacts without blocking writers; in Iceberg a writer and a compaction on the same files conflict"
     if "hudi-mor" in conc and ("iceberg-mor" in conc or "iceberg-dv" in conc):
         hudi = conc["hudi-mor"]
@@ -81,7 +82,7 @@ def claims(run: load.Run) -> list[dict]:
     else:
         out.append({"claim": text, "source": ONEHOUSE_MOR, "measured": "concurrent compaction not in these runs",
                     "verdict": "not measurable at this scale"})
-    late = _infos(run, "late_arrivals")
+    late = _infos(run, LATE_ARRIVALS)
     text = "Hudi's ordering field keeps the newest event; Iceberg and Delta apply the last writer unless MERGE guards on event time"
     if late:
         by = {x["config_id"]: x["strategies"] for x in late}

@@ -11,6 +11,7 @@ from bench.report import charts, confidence
 from bench.report.costmodel import Profile
 from bench.report.html_parts import img, note, table
 from bench.results import load
+from bench.results.contract import HOTFIX
 
 K_DEFAULT = 10  # writes per compaction for the break-even table, as in the main break-even section
 
@@ -43,7 +44,7 @@ def support_matrix(run: load.Run, reads: pd.DataFrame) -> pd.DataFrame:
 def latency_per_engine(reads: pd.DataFrame) -> pd.DataFrame:
     """Per configuration and engine: the mean of the query medians before and after the hotfix, and after
     compaction, with the per-query overhead the update left behind."""
-    ok = reads[reads.unsupported.isna() & (reads.scenario == "payments_hotfix")]
+    ok = reads[reads.unsupported.isna() & (reads.scenario == HOTFIX)]
     if ok.empty:
         return pd.DataFrame()
     table_ = ok.pivot_table(index=["config_id", "engine"], columns="phase", values="median_s", aggfunc="mean").reset_index()

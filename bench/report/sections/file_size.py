@@ -16,6 +16,7 @@ from bench.report.html_parts import img, note, table
 from bench.report.model import MB, SEED_FIGURES, SEED_TABLE, UserTable, table_drivers
 from bench.report.summary import human_bytes
 from bench.results import load
+from bench.results.contract import FILE_SIZE
 
 
 def _interval(median: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
@@ -26,7 +27,7 @@ def _interval(median: float, low: float | None = None, high: float | None = None
 
 def steps_table(run: load.Run) -> pd.DataFrame:
     rows = []
-    for r in run.records("file_size"):
+    for r in run.records(FILE_SIZE):
         figure = r.get("uncertainty") or uncertainty.describe(r.seconds)
         rows.append({"file MB": float(f"{r['file_bytes_mean'] / MB:.3g}"),  # one column per step across layouts
                      "configuration": r.config_id, "layout": layout_of(r),
@@ -146,7 +147,7 @@ def user_table(t: UserTable, fitted: dict[str, ConfigModel]) -> tuple[pd.DataFra
 def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None = None) -> str:
     steps = steps_table(run)
     if steps.empty:
-        routes_taken = sorted({r.route for r in run.records("file_size", route=None)})
+        routes_taken = sorted({r.route for r in run.records(FILE_SIZE, route=None)})
         if routes_taken:  # the steps, the model and its reads and compactions are laid out against the baseline route
             return note(f"The file-size steps in this run took only the {', '.join(routes_taken)} route: this section and its "
                         "cost model are built on the join route's steps (the baseline, which measures the reads after "
@@ -161,14 +162,14 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
     chart = charts.series(steps[steps["layout"] == layouts[0]].rename(columns={"file MB": "file_mb", "configuration": "config_id"}),
                           "file_mb", "median_s", f"Update time vs file size (same rows; {layouts[0]} touched)",
                           "MB per file (log)", "seconds", logx=True)
-    first = run.records("file_size")[0]
+    first = run.records(FILE_SIZE)[0]
     others = f" Also measured with {', '.join(layouts[1:])} touched (the tables' second column)." if len(layouts) > 1 else ""
     parts = ["<h3>How the cost grows: file size</h3>",
              note(f"The same update — {first['rows_targeted']} rows, one in each of {first['files_touched']} of "
                   f"{first['files_total']} files — on files that grow 4x per step. Copy-on-write rewrites every file a "
                   "changed row sits in; merge-on-read and deletion vectors write in proportion to the rows. The formats' "
                   f"target file size is set to at least twice the step's file size, so no file is split.{others}"),
-             img(chart, "update time vs file size", out, "file_size")]
+             img(chart, "update time vs file size", out, FILE_SIZE)]
     for column in ("update s [95% CI]", "written", "compaction s", "read after s"):
         wide = steps.pivot_table(index=index, columns="file MB", values=column, aggfunc="first")
         wide.columns = [f"{c:.3g} MB" for c in wide.columns]

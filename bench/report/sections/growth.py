@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.results import load
+from bench.results.contract import TABLE_GROWTH
 
 SEED_FILES, SEED_ROWS, SEED_ROWS_PER_FILE = 4800, 1200, 32000  # the `seed` preset: ~1.25 MB files, ~6 GB
 SEED_FIGURES = {"copy-on-write": "6 GB written in 8 minutes", "merge-on-read": "4 MB in 12 seconds, reads +80 ms"}
@@ -67,7 +68,7 @@ def _power_fit(files: list[int], values: list[float], at: float) -> float:
 
 def growth_of(run: load.Run) -> list[Growth]:
     points: dict[str, list[dict]] = {}
-    for r in run.records("table_growth"):
+    for r in run.records(TABLE_GROWTH):
         points.setdefault(r.config_id, []).append({**r.info, "data": r.seconds})
     out = []
     matrix = run.matrix
@@ -118,5 +119,5 @@ def section_growth(run: load.Run, out) -> str:
                 "so the seeds' larger files and 10x rows dominate); time is fitted for the measured row count only "
                 "and extrapolated far beyond the sizes measured on 2 cores, so read it as a direction, not a forecast: "
                 "the seeds' 8 minutes and 12 seconds come from a cluster.")
-    return ("<h3>How the cost grows: file count</h3>" + img(chart, "table growth", out, "table_growth")
+    return ("<h3>How the cost grows: file count</h3>" + img(chart, "table growth", out, TABLE_GROWTH)
             + table(pd.DataFrame(rows)) + note(" ".join(said)))

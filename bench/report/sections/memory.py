@@ -14,9 +14,8 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
-from bench.results.contract import Record, Run
+from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Record, Run
 
-HOTFIX, FILE_SIZE, NEEDED = "payments_hotfix", "file_size", "memory_needed"
 COLUMNS = {"executor_heap_peak_bytes": "executors' heap", "execution_memory_peak_bytes": "execution memory",
            "driver_heap_peak_bytes": "driver heap (pools)", "jvm_rss_peak_bytes": "driver JVM resident",
            "python_rss_peak_bytes": "Python resident"}
@@ -25,7 +24,7 @@ GB = 2**30
 
 def section_memory(run: Run, out: Path) -> str:
     frame = load.memory(run)
-    needed = run.records(NEEDED, route=None)
+    needed = run.records(MEMORY_NEEDED, route=None)
     if frame.empty and not needed:
         return _note("No operation recorded its peak memory (runs recorded before memory was measured).")
     parts = ["<p>Peak memory over each operation, the largest of its rounds: the executors' heap and the execution "
@@ -96,7 +95,7 @@ def needed_for(table: Any, run: Run) -> list[str]:
     machine = int((run.environment.get("machine") or {}).get("memory_bytes") or 0)
     lines = []
     by_config: dict[str, list[Record]] = {}
-    for r in run.records(NEEDED, route=table.route):
+    for r in run.records(MEMORY_NEEDED, route=table.route):
         by_config.setdefault(r.config_id, []).append(r)
     for config_id, records in sorted(by_config.items()):
         nearest = min(records, key=lambda r: abs(math.log(max(table.file_mb, 1e-6) * 2**20 / max(r.get("file_bytes_mean") or 1, 1))))

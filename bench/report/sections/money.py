@@ -15,6 +15,7 @@ import pandas as pd
 from bench.report.costmodel import Profile
 from bench.report.html_parts import note, table
 from bench.report.model import key_numbers
+from bench.results.contract import HOTFIX
 
 DEFAULT_PRICES = {"put": 0.005, "post": 0.005, "copy": 0.005, "list": 0.005, "get": 0.0004, "delete": 0.0,
                   "storage_gb_month": 0.023, "core_hour": 0.05}
@@ -50,7 +51,7 @@ def _mean_requests(frame: pd.DataFrame) -> dict[str, float]:
 
 def section_money(ops: pd.DataFrame, reads: pd.DataFrame, profiles: list[Profile], prices: dict[str, float],
                   cores: int) -> str:
-    hot = ops[ops.scenario == "payments_hotfix"] if not ops.empty else ops
+    hot = ops[ops.scenario == HOTFIX] if not ops.empty else ops
     if hot.empty or "req_total" not in hot or hot.req_total.isna().all():
         return ""
     rows, verdicts = [], []

@@ -12,12 +12,13 @@ from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
+from bench.results.contract import DEGRADATION, DINNER_PEAK
 
 
 def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
     """Read latency against un-compacted batches (dinner peak, degradation), rates, recovery, staleness."""
     rows, rates, extras = [], {}, []
-    for x in [r.info for r in run.records("dinner_peak") + run.records("degradation")]:
+    for x in [r.info for r in run.records(DINNER_PEAK) + run.records(DEGRADATION)]:
         start = [{"batch": 0, "read_s": x["read_before_s"]}] if "read_before_s" in x else []
         for step in start + (x.get("series") or []):
             rows.append({"config_id": x["config_id"], "scenario": x["scenario"], "batch": step["batch"], "read_s": step["read_s"]})
@@ -49,10 +50,10 @@ def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
 
 def read_optimized_staleness(run: load.Run) -> dict[str, float] | None:
     """Hudi MoR in the dinner peak: updated rows the read-optimized view missed before and after compaction."""
-    for x in [r.info for r in run.records("dinner_peak")]:
+    for x in [r.info for r in run.records(DINNER_PEAK)]:
         steps = [s for s in x.get("series") or [] if "read_optimized" in s]
         after = (x.get("compaction") or {}).get("read_optimized_after")
-        if x.get("scenario") == "dinner_peak" and steps and after:
+        if x.get("scenario") == DINNER_PEAK and steps and after:
             return {"updated": sum(s.get("rows_updated", 0) for s in steps),
                     "in_logs": sum(c.get("log_records_written", 0) for s in steps for c in s["metadata"].get("raw") or []),
                     "not_visible": sum(s["read_optimized"]["rows_not_yet_visible"] for s in steps),

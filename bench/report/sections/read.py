@@ -13,6 +13,7 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
+from bench.results.contract import SETTLEMENTS
 
 
 def section_read(reads: pd.DataFrame, out: Path) -> str:
@@ -37,7 +38,7 @@ def section_read(reads: pd.DataFrame, out: Path) -> str:
 
 def section_settlements(run: load.Run) -> str:
     rows = []
-    for x in [r.info for r in run.records("monthly_settlements")]:
+    for x in [r.info for r in run.records(SETTLEMENTS)]:
         rows.append({"configuration": x["config_id"], "adjustment batches": len(x["writes"]),
                          "write total s": f"{x['write_total_s']:.2f}", "bytes written": human_bytes(x["write_bytes_total"]),
                          "reads": x["reads"]["reads"], "read total s": f"{x['read_total_s']:.2f}",

@@ -13,6 +13,7 @@ from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
+from bench.results.contract import HOTFIX
 
 
 def section_compare(runs: list[load.Run]) -> str:
@@ -54,7 +55,7 @@ def section_trend(runs: list[load.Run], out: Path) -> str:
                  | {f: v.get("source") for f, v in (r.environment.get("formats") or {}).items()}) for i, r in enumerate(runs)]
     changes = [(i, ", ".join(f"{k}: {prev.get(k, 'none')} → {cur[k]}" for k in cur if prev.get(k) != cur[k]))
                for (_, _, prev), (i, _, cur) in zip(versions, versions[1:]) if prev != cur]
-    main = frame[frame.scenario == "payments_hotfix"] if (frame.scenario == "payments_hotfix").any() else frame
+    main = frame[frame.scenario == HOTFIX] if (frame.scenario == HOTFIX).any() else frame
     main = main.assign(series=main.config_id + " " + main.operation.fillna(""))
     chart = charts.trend(main, changes)
     table = main.pivot_table(index="benchmark", columns="run_id", values="value").round(3)

@@ -14,9 +14,9 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
-from bench.results.contract import REFERENCE_ENGINE
+from bench.results.contract import HOTFIX, REFERENCE_ENGINE
 
-SCENARIO = "payments_hotfix"
+SCENARIO = HOTFIX
 READ_PHASE = {"update": "after", "compaction": "after_compaction"}
 
 

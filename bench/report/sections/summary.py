@@ -15,6 +15,7 @@ from bench.report.costmodel import Costs
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
+from bench.results.contract import DEGRADATION, DINNER_PEAK, HOTFIX, SETTLEMENTS
 
 
 def _format_facts(formats: dict) -> list[tuple[str, str]]:
@@ -99,13 +100,13 @@ def section_environment(run: load.Run) -> str:
 def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs]) -> list[dict]:
     """One line per question a reader asks, answered from whatever scenarios the runs hold."""
     out = []
-    upd = ops[(ops.operation == "update") & (ops.scenario == "payments_hotfix")]
+    upd = ops[(ops.operation == "update") & (ops.scenario == HOTFIX)]
     if not upd.empty:
         out += [{"scenario": "payments hotfix", "question": "fastest update (rows found by a join: MERGE from a keys table)",
                  "answer": upd.loc[upd.median_s.idxmin(), "config_id"]},
                 {"scenario": "payments hotfix", "question": "fewest bytes written", "answer": upd.loc[upd.fs_bytes_added.idxmin(), "config_id"]}]
-    for route in sorted({r.route for r in run.records("payments_hotfix", "update", route=None)} - {"join"}):
-        routed = run.records("payments_hotfix", "update", route=route)
+    for route in sorted({r.route for r in run.records(HOTFIX, "update", route=None)} - {"join"}):
+        routed = run.records(HOTFIX, "update", route=route)
         best = min(routed, key=lambda r: statistics.median(r.seconds))
         out.append({"scenario": "payments hotfix", "question": f"fastest update (rows found by the {route} route)",
                     "answer": f"{best.config_id} ({statistics.median(best.seconds):.2f} s; every route: 'Finding the rows')"})
@@ -113,16 +114,16 @@ def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs]) -> list[
         out.append({"scenario": "payments hotfix", "question": "fastest dashboard after the update",
                     "answer": min(costs.values(), key=lambda c: c.read_s).config_id})
     infos = [r.info for r in run.records()]
-    peak = [x for x in infos if x.get("scenario") == "dinner_peak"]
+    peak = [x for x in infos if x.get("scenario") == DINNER_PEAK]
     if peak:
         out.append({"scenario": "dinner peak", "question": "lowest p95 upsert latency",
                     "answer": min(peak, key=lambda x: x["upsert_p95_s"])["config_id"]})
-    settle = [x for x in infos if x.get("scenario") == "monthly_settlements"]
+    settle = [x for x in infos if x.get("scenario") == SETTLEMENTS]
     if settle:
         out.append({"scenario": "monthly settlements", "question": "lowest total cost (writes + reads)",
                     "answer": min(settle, key=lambda x: x["write_total_s"] + x["read_total_s"])["config_id"]})
-    degr = [x for x in infos if x.get("scenario") == "degradation"]
+    degr = [x for x in infos if x.get("scenario") == DEGRADATION]
     if degr:
-        out.append({"scenario": "degradation", "question": "slowest read degradation",
+        out.append({"scenario": DEGRADATION, "question": "slowest read degradation",
                     "answer": min(degr, key=lambda x: x["degradation_rate"])["config_id"]})
     return out

@@ -14,11 +14,12 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
+from bench.results.contract import HOTFIX, UPDATE_SWEEP
 
 
 def _samples(run: load.Run, operation: str) -> pd.DataFrame:
     return pd.DataFrame([{"config_id": r.config_id, "seconds": s}
-                         for r in run.records("payments_hotfix", operation) for s in r.seconds])
+                         for r in run.records(HOTFIX, operation) for s in r.seconds])
 
 
 def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
@@ -95,16 +96,16 @@ def written_parts(upd: pd.DataFrame) -> pd.DataFrame:
 
 def section_sweep(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     """Update cost against the size of the update, and where merge-on-read starts to win."""
-    sweep = ops[ops.scenario == "update_sweep"]
+    sweep = ops[ops.scenario == UPDATE_SWEEP]
     if sweep.empty:
         return ""
-    meta = {(r.config_id, r.param): r.info for r in run.records("update_sweep")}
+    meta = {(r.config_id, r.param): r.info for r in run.records(UPDATE_SWEEP)}
     sweep = sweep.assign(rows_fraction=[meta[(c, p)]["rows_fraction"] for c, p in zip(sweep.config_id, sweep.param)],
                          files_touched=[meta[(c, p)]["files_touched"] for c, p in zip(sweep.config_id, sweep.param)])
     fractions = sweep[sweep.param.str.endswith("pct")]
     parts = [_img(charts.series(fractions.rename(columns={"median_s": "seconds"}), "rows_fraction", "seconds",
                                 "Update latency vs share of rows updated (scattered)", "share of rows updated", "seconds", logx=True),
-                  "sweep", out, "update_sweep")] if not fractions.empty else []  # (a short sweep has only the pivot points)
+                  "sweep", out, UPDATE_SWEEP)] if not fractions.empty else []  # (a short sweep has only the pivot points)
     rows = []
     for cow_id, other in run.matrix.cow_mor_pairs(set(fractions.config_id)):
         cow = fractions[fractions.config_id == cow_id].set_index("param")

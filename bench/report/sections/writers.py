@@ -8,6 +8,7 @@ from bench.core import uncertainty
 from bench.report import charts
 from bench.report.html_parts import img, note, table
 from bench.results import load
+from bench.results.contract import SEVERAL_WRITERS
 
 ONEHOUSE = "cowmor seeds: the Onehouse deep dive on merge-on-read and concurrency control"
 
@@ -15,7 +16,7 @@ ONEHOUSE = "cowmor seeds: the Onehouse deep dive on merge-on-read and concurrenc
 def races(run: load.Run) -> pd.DataFrame:
     """One row per race: configuration, control, kind, writers, overlap and what happened."""
     rows = []
-    for r in run.records("several_writers"):
+    for r in run.records(SEVERAL_WRITERS):
         x = r.info
         checks = x["invariants"]
         engines = checks.get("engines", {})
@@ -43,7 +44,7 @@ def violations(run: load.Run) -> pd.DataFrame:
     """Every broken invariant with its evidence, one row per line (a table of counts alone would hide which key)."""
     rows = [{"configuration": x["config_id"], "control": x["control"], "writers as": x["kind"], "writers": x["writers"],
              "overlap": x["overlap"], "evidence": line[:EVIDENCE_CHARS] + ("…" if len(line) > EVIDENCE_CHARS else "")}
-            for x in (r.info for r in run.records("several_writers")) for line in x["violations"]]
+            for x in (r.info for r in run.records(SEVERAL_WRITERS)) for line in x["violations"]]
     return pd.DataFrame(rows)
 
 
@@ -92,7 +93,7 @@ def per_race(run: load.Run) -> pd.DataFrame:
     """Committed rows per second of every race, for the curve (seaborn draws each point's 95% band over the races)."""
     rows = [{"config_id": f"{x['config_id']} {x['control']} ({x['kind']}, {x['overlap']})", "writers": x["writers"],
              "rows_per_s": rate}
-            for x in (r.info for r in run.records("several_writers"))
+            for x in (r.info for r in run.records(SEVERAL_WRITERS))
             for rate in x.get("committed_rows_per_s_by_race", [x["committed_rows_per_s"]])]
     return pd.DataFrame(rows)
 
@@ -133,7 +134,7 @@ def _causes(run: load.Run, wanted) -> str:
     about who fails whom needs (another writer, the table service, a clean racing a clean)."""
     total: dict[str, int] = {}
     older = 0
-    for x in (r.info for r in run.records("several_writers")):
+    for x in (r.info for r in run.records(SEVERAL_WRITERS)):
         if not wanted(x) or not x["conflicts"]:
             continue
         if "failure_causes" not in x:
@@ -228,7 +229,7 @@ def section(run: load.Run, out) -> str:
         parts.append(note("What the invariants found, race by race (a lost update names its commits' timing where the "
                           "format labels each writer's commit in its own metadata: Hudi, Delta):"))
         parts.append(table(broken))
-        kept = [path for r in run.records("several_writers") for path in r.info.get("evidence") or []]
+        kept = [path for r in run.records(SEVERAL_WRITERS) for path in r.info.get("evidence") or []]
         if kept:
             parts.append(note(f"The tables those races left are kept for a post-mortem (history, commit metadata, "
                               f"data and log files): {', '.join(kept)}. Each Hudi writer application's writer.log, in "
