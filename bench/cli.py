@@ -152,6 +152,7 @@ def _report(args: argparse.Namespace) -> int:
         if not recorded:
             raise CowmorError("no recorded run under results/: run 'make bench' (or give RESULTS folders)")
         runs = [recorded[-1]]
+    from bench.report.cadence import cadences
     from bench.report.fitted import models
     from bench.report.model import parse_table
     from bench.report.sections.file_size import table_text
@@ -166,6 +167,9 @@ def _report(args: argparse.Namespace) -> int:
         for t in tables:
             print(table_text(t, models(run, t.route) or models(run)))
             print("\n".join(needed_for(t, run)))
+            for c in cadences(run, t.reads_per_day / max(t.updates_per_day, 1e-9)):
+                print(f"compaction {c.config_id}: {c.verdict}; {c.costs[c.best_k - 1]:.3f} s per write against "
+                      f"{c.costs[0]:.3f} s compacting after every write")
     return 0
 
 

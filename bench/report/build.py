@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from bench.exceptions import BadRecord
+from bench.report import cadence, confidence
 from bench.report import claims as claims_mod
-from bench.report import confidence
 from bench.report import locate as locate_mod
 from bench.report.costmodel import SEED_PROFILES, costs_of, parse_profile
 from bench.report.html_parts import note as _note
@@ -101,7 +101,10 @@ def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables:
         ("memory", "Memory", section_memory(run, out)),
         ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
         ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
-        ("time", "Over time", over_time + concurrency.section(run) + writers.section(run, out)),
+        ("time", "Over time", over_time + cadence.section(run, [(p.name, p.reads_per_write) for p in [*SEED_PROFILES, *extra]]
+                                                          + [(t.name, t.reads_per_day / max(t.updates_per_day, 1e-9)) for t in tables],
+                                                          out)
+         + concurrency.section(run) + writers.section(run, out)),
         ("breakeven", "Break-even and recommendation", breakeven + section_money(
             ops, reads, [*SEED_PROFILES, *extra], prices, int((run.environment.get("machine") or {}).get("cpus") or 1))),
         ("claims", "Claims check", _table(claims)),

@@ -1,0 +1,113 @@
+"""How often to compact: the writes per compaction that minimise the cost per write, from measured read cost against
+un-compacted commits and the compaction's cost (the degradation scenario), per merge-on-read configuration.
+
+Per write cycle of ``k`` writes and one compaction, with ``r`` reads per write spread evenly over the cycle:
+``cost(k) = W + r · mean(R_0 … R_{k-1}) + C / k``, where ``W`` is the median update, ``R_j`` the read's median after
+``j`` un-compacted writes (``R_0`` the read of a compacted table) and ``C`` the compaction measured after the run's
+``K`` writes (so an upper bound for a smaller ``k``, which leans the answer towards compacting less often). ``k`` is
+searched over 1 … ``K``: beyond the measured writes there is no read cost to price, and the answer says so. The
+share of resamples (each state's read repeats drawn again) in which ``k*`` is cheapest is its confidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.report.confidence import DECISIVE
+from bench.results.contract import DEGRADATION, Record, Run
+
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class Cadence:
+    config_id: str
+    reads_per_write: float
+    best_k: int
+    share: float  # resamples in which best_k is cheapest
+    costs: list[float]  # cost per write for k = 1 … K (medians of the reads)
+    measured_writes: int  # K: the cadence cannot be priced beyond it
+    at_edge: bool  # best_k == K: compacting even less often may be cheaper still, unmeasured
+
+    @property
+    def verdict(self) -> str:
+        edge = f" or less often (only {self.measured_writes} writes were measured)" if self.at_edge else ""
+        sure = "" if self.share >= DECISIVE else f", too close to call ({self.share:.0%} of resamples)"
+        return f"compact every {self.best_k} writes{edge}{sure}"
+
+
+def costs(write_s: float, reads: list[float], compaction_s: float, reads_per_write: float) -> list[float]:
+    """Cost per write for k = 1 … len(reads) (pure)."""
+    cumulative = np.cumsum(reads)
+    return [write_s + reads_per_write * cumulative[k - 1] / k + compaction_s / k for k in range(1, len(reads) + 1)]
+
+
+def _states(r: Record) -> tuple[list[float], list[list[float]]] | None:
+    """Each state's median read and its repeats: compacted (the read after compaction, else the one before the
+    writes), then after each write."""
+    recovery = r.get("recovery") or {}
+    series = r.get("series") or []
+    if "compaction_s" not in recovery or not series:
+        return None
+    start = recovery.get("read_after_compaction_s") or r.get("read_before_s")
+    medians = [float(start)] + [float(s["read_s"]) for s in series]
+    repeats = [[float(start)]] + [list((s.get("read") or {}).get("seconds") or [s["read_s"]]) for s in series]
+    return medians, repeats
+
+
+def cadence(r: Record, reads_per_write: float, seed: int = 0) -> Cadence | None:
+    states = _states(r)
+    if states is None:
+        return None
+    medians, repeats = states
+    series = r.get("series") or []
+    write_s = float(np.median([s["update_s"] for s in series]))
+    compaction_s = float(r["recovery"]["compaction_s"])
+    curve = costs(write_s, medians[:-1], compaction_s, reads_per_write)  # k writes read states 0 … k-1
+    best = int(np.argmin(curve)) + 1
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for _ in range(RESAMPLES):
+        drawn = [float(np.median(rng.choice(x, size=len(x)))) for x in repeats[:-1]]
+        wins += int(np.argmin(costs(write_s, drawn, compaction_s, reads_per_write))) + 1 == best
+    return Cadence(r.config_id, reads_per_write, best, wins / RESAMPLES, curve, len(series), best == len(series))
+
+
+def cadences(run: Run, reads_per_write: float) -> list[Cadence]:
+    """Every merge-on-read configuration's cadence for one workload (those whose degradation run compacted)."""
+    out = []
+    for r in run.records(DEGRADATION):
+        if run.matrix.merges_on_read(r.config_id):
+            found = cadence(r, reads_per_write)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def section(run: Run, workloads: list[tuple[str, float]], out) -> str:
+    """The cadence per merge-on-read configuration and workload (``(name, reads per write)``), and the cost curve of
+    the first workload."""
+    import html
+
+    import pandas as pd
+
+    from bench.report import charts
+    from bench.report.html_parts import img, note, table
+
+    rows, curves = [], []
+    for name, reads_per_write in workloads:
+        for c in cadences(run, reads_per_write):
+            rows.append({"workload": name, "reads per write": f"{reads_per_write:,.4g}", "configuration": c.config_id,
+                         "answer": c.verdict, "cost per write at it (s)": f"{c.costs[c.best_k - 1]:.3f}",
+                         "at every write (s)": f"{c.costs[0]:.3f}"})
+            if name == workloads[0][0]:
+                curves += [{"config_id": c.config_id, "k": k, "cost": cost} for k, cost in enumerate(c.costs, 1)]
+    if not rows:
+        return note("How often to compact: no degradation run with a compaction (scenarios/test_degradation.py).")
+    chart = img(charts.series(pd.DataFrame(curves), "k", "cost", f"Cost per write against writes per compaction "
+                              f"({workloads[0][0]})", "writes per compaction", "seconds per write"),
+                "cost per write against writes per compaction", out, "cadence") if curves else ""
+    return (f"<h3>How often to compact</h3><p>{html.escape(__doc__.split(chr(10) + chr(10))[1])}</p>"
+            + table(pd.DataFrame(rows)) + chart)
