@@ -8,7 +8,7 @@ Three sources, each the engine's or the kernel's own account:
   executor; on a cluster each figure is the largest executor's.
 - The driver JVM's heap pools (their peaks reset when the operation starts): planning, commits, Hudi's metadata
   table and Iceberg's manifests run in the driver. The figure is the sum of each pool's own peak (eden, survivor,
-  old), so an upper bound of the heap's peak; a garbage-collected heap fills up before it is collected, so a peak
+  old), at most the heap's maximum, so an upper bound of the heap's peak; a garbage-collected heap fills up before it is collected, so a peak
   says how full the heap got, not how much the operation needs (``cowmor memory`` searches that).
 - Resident memory (the kernel's high-water mark, reset through ``/proc/<pid>/clear_refs``) of the driver JVM where
   it runs on this machine, and of this Python process (DuckDB and hudi-rs read inside it). Where the mark cannot be
@@ -140,7 +140,10 @@ class MemoryWatch:
         if self.spark is not None:
             self._drain()
             peaks = self._stage_peaks()
-            driver_heap = sum(int(p.getPeakUsage().getUsed()) for p in self._heap_pools())
+            # each pool's own peak, summed, can pass the heap's size (eden peaks before a collection, old gen after):
+            # the heap never holds more than its maximum
+            driver_heap = min(sum(int(p.getPeakUsage().getUsed()) for p in self._heap_pools()),
+                              int(self.spark._jvm.java.lang.Runtime.getRuntime().maxMemory()))
             jvm_rss = resident.peak(self.jvm_pid) if self.jvm_pid is not None else None
         python_rss = resident.peak() if self.python_scope == OPERATION else resident.lifetime_peak()
         return summarize(peaks, driver_heap, jvm_rss, python_rss, self.python_scope)

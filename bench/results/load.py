@@ -72,10 +72,14 @@ MEMORY_COLUMNS = ["run_id", "scenario", "operation", "config_id", "route", "para
 def memory(run: Run) -> pd.DataFrame:
     """One row per measured operation that recorded its peak memory, every route: each figure the largest of its
     rounds, beside the operation's median time and its table's file size."""
+    heap = _memory_bytes(str(((run.environment.get("spark") or {}).get("conf") or {}).get("spark.driver.memory", "")))
     rows = [{"run_id": run.run_id, "scenario": r.scenario, "operation": r.operation, "config_id": r.config_id,
              "route": r.route, "param": r.param, "file_bytes_mean": r.get("file_bytes_mean"),
              "median_s": r.stats.get("median"), **r.memory}
             for r in run.records(route=None) if r.memory]
+    for row in rows:  # runs recorded before the driver's figure was capped at its heap: the heap never held more
+        if heap and row.get("driver_heap_peak_bytes"):
+            row["driver_heap_peak_bytes"] = min(row["driver_heap_peak_bytes"], heap)
     return pd.DataFrame(rows, columns=MEMORY_COLUMNS)
 
 
@@ -104,6 +108,14 @@ def reads(run: Run) -> pd.DataFrame:
                                  if isinstance(e.get("requests"), dict) else None,
                                  "seconds": e.get("seconds")})
     return pd.DataFrame(rows, columns=READ_COLUMNS)
+
+
+def _memory_bytes(size: str) -> int | None:
+    """``6g`` / ``1536m`` in bytes (None where it is not such a size)."""
+    import re
+
+    match = re.fullmatch(r"(\d+)([kmgt]?)", size.strip().lower())
+    return int(match.group(1)) * 1024 ** " kmgt".index(match.group(2) or " ") if match else None
 
 
 def engines(run: Run) -> dict[str, Any]:
