@@ -81,7 +81,8 @@ def memory_needed(run: Run) -> pd.DataFrame:
                      "configuration": r.config_id, "route": r.route,
                      "needs": f"{r['needed_mb']:,} MB" if r.get("needed_mb") else f"more than {top:,} MB",
                      "least tried": f"{(r.get('ladder_mb') or [0])[0]:,} MB",
-                     "failed for memory": r.get("failed_for_memory", 0)})
+                     "failed for memory": r.get("failed_for_memory", 0),
+                     **_at_most_and_least(r.get("attempts") or [])})
     return pd.DataFrame(rows)
 
 
@@ -106,11 +107,28 @@ def summary_excerpt(run: Run) -> str:
     return "\n".join(keep)
 
 
+def _at_most_and_least(attempts: list[dict]) -> dict[str, str]:
+    """The executors' heap and the driver JVM's resident memory in the completed attempts with the most and the least
+    driver memory: how full the heap got when it had room, and when it had little."""
+    done = sorted((a for a in attempts if a.get("completed")), key=lambda a: a["driver_memory_mb"])
+    if not done:
+        return {}
+    out = {}
+    for label, a in (("least", done[0]), ("most", done[-1])):
+        m = a.get("memory") or {}
+        out[f"heap / JVM resident at the {label}"] = (f"{human_bytes(m.get('executor_heap_peak_bytes'))} / "
+                                                      f"{human_bytes(m.get('jvm_rss_peak_bytes'))} ({a['driver_memory_mb']:,} MB)")
+    return out
+
+
 FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "summary-excerpt": ("What `make bench` prints: the payments hotfix, three of the configurations", summary_excerpt),
     "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
     "hotfix-memory": ("The payments hotfix: peak memory of the update per configuration and route", hotfix_memory),
     "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
+    "memory-many-files-per-task": ("Deletion vectors against position deletes on an update that touches many files per task "
+                                   "(the shape of apache/iceberg #17209): the smallest driver memory that completed it",
+                                   memory_needed),
 }
 
 
