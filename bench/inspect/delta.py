@@ -18,6 +18,9 @@ def _sum(metrics: dict, keys: tuple[str, ...]) -> int | None:
 
 
 def read(location: str, key: str | None) -> TableFacts:
+    import os
+
+    os.environ.setdefault("RUST_LOG", "error")  # delta-rs logs DataFusion's deprecation warnings at WARN otherwise
     import deltalake
 
     table = deltalake.DeltaTable(location)
