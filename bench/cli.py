@@ -84,8 +84,8 @@ def _run(args: argparse.Namespace, raw: list[str], pytest_args: list[str]) -> in
     session = BenchSession.from_options(args)  # fail fast, in one line, on any bad option
     java_version()
     scenarios = scenario_files(args.scenario)
-    if args.param:
-        when = "with --param overrides the presets' measured durations do not apply; no estimate"
+    if args.param or getattr(args, "like", None):
+        when = "with --param or --like the presets' measured durations do not apply; no estimate"
     elif getattr(args, "object_store", None) or not is_local(str(args.warehouse)) or args.spark_master != "local[*]":
         when = "the measured durations are for local disk and local Spark; no estimate for this storage or master"
     else:
