@@ -16,8 +16,8 @@ from bench.results.contract import SCHEMA_VERSION
 from tests.conftest import ARTIFACTS, VIOLATED
 from tests.test_e2e import ran_here
 
-SECTIONS = ("1. Summary", "2. Write cost", "3. Finding the rows", "4. Read cost", "5. Engines", "6. Over time",
-            "7. Break-even and recommendation", "8. Claims check", "9. Environment and provenance", "10. Raw data")
+SECTIONS = ("1. Summary", "2. Write cost", "3. Finding the rows", "4. Memory", "5. Read cost", "6. Engines", "7. Over time",
+            "8. Break-even and recommendation", "9. Claims check", "10. Environment and provenance", "11. Raw data")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,8 @@ def test_flattening_is_tidy(tiny_run):
     hotfix = ops[ops.scenario == "payments_hotfix"]
     assert (hotfix[hotfix.operation == "update"].rows_changed_verified == 12).all()
     assert set(ops.scenario) == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep",
-                                 "table_growth", "late_arrivals", "concurrent_compaction", "file_size", "several_writers"}
+                                 "table_growth", "late_arrivals", "concurrent_compaction", "file_size", "several_writers",
+                                 "memory_needed"}
     reads = load.reads(run)
     assert set(reads.phase) == {"before", "after", "after_compaction"} and reads.answer_ok.all()
     outcomes = load.outcomes(run)
@@ -149,7 +150,7 @@ def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
     with pytest.warns(UserWarning, match="different scales"):
         index = build_report([tiny_run["run_dir"], tmp_path / "other.json"], tmp_path / "out")
     page = index.read_text()
-    assert "different scales" in page and "11. Comparing runs" in page
+    assert "different scales" in page and "12. Comparing runs" in page
 
 
 @pytest.mark.spark
