@@ -53,3 +53,11 @@ def restart_own_peak() -> None:
     global _own_folded
     reset_peak()
     _own_folded = 0
+
+
+def jvm_size_bytes(size: str) -> int | None:
+    """A JVM memory size (``6g``, ``1536m``, ``2048k``, plain bytes) in bytes; None where it is not one."""
+    import re
+
+    match = re.fullmatch(r"(\d+)([kmgt]?)b?", size.strip().lower())
+    return int(match.group(1)) * 1024 ** " kmgt".index(match.group(2) or " ") if match else None

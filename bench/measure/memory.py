@@ -9,7 +9,7 @@ Three sources, each the engine's or the kernel's own account:
 - The driver JVM's heap pools (their peaks reset when the operation starts): planning, commits, Hudi's metadata
   table and Iceberg's manifests run in the driver. The figure is the sum of each pool's own peak (eden, survivor,
   old), at most the heap's maximum, so an upper bound of the heap's peak; a garbage-collected heap fills up before it is collected, so a peak
-  says how full the heap got, not how much the operation needs (``cowmor memory`` searches that).
+  says how full the heap got, not how much the operation needs (``scenarios/test_memory_needed.py`` searches that).
 - Resident memory (the kernel's high-water mark, reset through ``/proc/<pid>/clear_refs``) of the driver JVM where
   it runs on this machine, and of this Python process (DuckDB and hudi-rs read inside it). Where the mark cannot be
   reset (not Linux), the process's lifetime peak is recorded and ``python_rss_scope`` says so.

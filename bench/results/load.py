@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.core import resident
 from bench.results.contract import MEMORY_FIELDS, REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
 
 
@@ -72,7 +73,7 @@ MEMORY_COLUMNS = ["run_id", "scenario", "operation", "config_id", "route", "para
 def memory(run: Run) -> pd.DataFrame:
     """One row per measured operation that recorded its peak memory, every route: each figure the largest of its
     rounds, beside the operation's median time and its table's file size."""
-    heap = _memory_bytes(str(((run.environment.get("spark") or {}).get("conf") or {}).get("spark.driver.memory", "")))
+    heap = resident.jvm_size_bytes(str(((run.environment.get("spark") or {}).get("conf") or {}).get("spark.driver.memory", "")))
     rows = [{"run_id": run.run_id, "scenario": r.scenario, "operation": r.operation, "config_id": r.config_id,
              "route": r.route, "param": r.param, "file_bytes_mean": r.get("file_bytes_mean"),
              "median_s": r.stats.get("median"), **r.memory}
@@ -108,14 +109,6 @@ def reads(run: Run) -> pd.DataFrame:
                                  if isinstance(e.get("requests"), dict) else None,
                                  "seconds": e.get("seconds")})
     return pd.DataFrame(rows, columns=READ_COLUMNS)
-
-
-def _memory_bytes(size: str) -> int | None:
-    """``6g`` / ``1536m`` in bytes (None where it is not such a size)."""
-    import re
-
-    match = re.fullmatch(r"(\d+)([kmgt]?)", size.strip().lower())
-    return int(match.group(1)) * 1024 ** " kmgt".index(match.group(2) or " ") if match else None
 
 
 def engines(run: Run) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench.core import resident
 from bench.exceptions import JavaNotFound
 from bench.measure.memory import POLLING_INTERVAL as MEMORY_POLLING_INTERVAL
 
@@ -77,12 +78,9 @@ class SparkOptions:
 
 
 def memory_mb(size: str) -> float | None:
-    """A JVM memory size (``2g``, ``1536m``, ``2048``: bytes) in MB, None where it is not one: ``2g`` and ``2048m``
-    are the same application."""
-    match = re.fullmatch(r"(\d+)([kmgt]?)b?", size.strip().lower())
-    if not match:
-        return None
-    return int(match.group(1)) * {"": 2**-20, "k": 2**-10, "m": 1, "g": 2**10, "t": 2**20}[match.group(2)]
+    """A JVM memory size in MB, None where it is not one: ``2g`` and ``2048m`` are the same application."""
+    found = resident.jvm_size_bytes(size)
+    return found / 2**20 if found is not None else None
 
 
 JAVA_OPTION_KEYS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
