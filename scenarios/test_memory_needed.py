@@ -9,7 +9,8 @@ update, and counts the changed rows. A failure is recorded with the JVM's own wo
 for memory. In local mode the driver is the executor, so the driver's memory is the whole engine's.
 
 Run with:  pytest scenarios/test_memory_needed.py --scale small --formats iceberg --routes join,pruned
-Grid:      every selected configuration x locate route (``--routes``) x table (hotfix, largest file-size step).
+Grid:      every selected configuration x locate route (``--routes``; the scale's ``memory_routes`` where set) x table
+           (hotfix, largest file-size step).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
 
 pytestmark = pytest.mark.spark
 GRID = {"table": lambda scale: [("hotfix", "hotfix"), ("largest_file_step", "largest-file-step")]}
+ROUTES = lambda scale, selected: [r for r in selected if r in scale.memory_routes.split(",")] if scale.memory_routes else selected  # noqa: E731
 WEIGHT = lambda params: 4.0  # noqa: E731 - a few applications started per test, each restoring and updating
 
 

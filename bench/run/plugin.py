@@ -95,7 +95,8 @@ def _stop_cleanly_on_signals(session: BenchSession) -> None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A scenario's own grid (its module's ``GRID``: name -> scale -> [(value, id)]), then the configurations, then
-    the locate routes where the scenario takes a ``route``."""
+    the locate routes where the scenario takes a ``route`` (of those selected, the ones its module's ``ROUTES``
+    keeps at the scale, where it has one)."""
     session = metafunc.config.stash.get(SESSION_KEY, None)
     for name, points in getattr(metafunc.module, "GRID", {}).items():
         if name in metafunc.fixturenames and session is not None:
@@ -103,7 +104,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, [v for v, _ in values], ids=[i for _, i in values])
     _parametrize_configs(metafunc)
     if "route" in metafunc.fixturenames and SESSION_KEY in metafunc.config.stash:  # after the configuration: [iceberg-cow-join]
-        routes = metafunc.config.stash[SESSION_KEY].routes
+        session = metafunc.config.stash[SESSION_KEY]
+        routes = getattr(metafunc.module, "ROUTES", lambda scale, selected: selected)(session.scale, session.routes)
         metafunc.parametrize("route", routes, ids=routes)
 
 

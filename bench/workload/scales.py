@@ -64,6 +64,10 @@ class Scale:
     # (Spark refuses a driver heap under 450 MB)
     memory_min_mb: int = 512
     memory_max_mb: int = 8192
+    # the routes the search measures ("": every selected route). At `tiny` its one rung is the driver's own memory, so
+    # every route needs it by construction: CI checks the search, its attempt and its record on the join route, and
+    # the other routes' update paths in the hotfix and file-size scenarios
+    memory_routes: str = ""
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
     # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
@@ -102,7 +106,7 @@ PRESETS: dict[str, Scale] = {
                   sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
                   writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1, writer_races=1,
                   file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2,
-                  memory_min_mb=2048, memory_max_mb=2048),  # the default driver's: no application restarted
+                  memory_min_mb=2048, memory_max_mb=2048, memory_routes="join"),  # the default driver's: no application restarted
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,

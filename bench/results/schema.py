@@ -1,0 +1,691 @@
+"""The typed shape of every record: one frozen dataclass per (scenario, operation), and one per part they share.
+
+Written once and used three ways: ``contract.SPECS`` (what ``record()`` accepts when a scenario writes, and what
+``validate`` checks) is derived from these classes; the report reads a record through ``Record.view(Kind)``,
+attribute by attribute, never by string keys; mypy checks the report against the same annotations. A field declared
+with a default is optional when written (runs recorded before it existed lack it); reading a record that lacks a
+field gives its default, so older runs still read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, Union
+
+# the scenarios' names as records carry them: the report imports these, never spells them
+HOTFIX = "payments_hotfix"
+FILE_SIZE = "file_size"
+DEGRADATION = "degradation"
+DINNER_PEAK = "dinner_peak"
+SETTLEMENTS = "monthly_settlements"
+UPDATE_SWEEP = "update_sweep"
+TABLE_GROWTH = "table_growth"
+LATE_ARRIVALS = "late_arrivals"
+CONCURRENT_COMPACTION = "concurrent_compaction"
+SEVERAL_WRITERS = "several_writers"
+MEMORY_NEEDED = "memory_needed"
+
+T = TypeVar("T")
+Number = Union[int, float]
+
+
+# --- parts several records share ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Changes:
+    """Files and bytes an operation added and removed (one kind of file, or all of them)."""
+
+    files_added: int | None = None
+    bytes_added: int | None = None
+    files_removed: int | None = None
+    bytes_removed: int | None = None
+
+
+@dataclass(frozen=True)
+class FileChanges(Changes):
+    """What the filesystem saw change under the table, in all and per kind of file (``bench.core.storage``)."""
+
+    checksum_files_added: int | None = None
+    data: Changes | None = None
+    delete: Changes | None = None
+    log: Changes | None = None
+    metadata: Changes | None = None
+    parts: dict[str, Changes] = field(default_factory=dict)  # writes a format keeps apart (Hudi's metadata table)
+
+    @property
+    def delete_or_log(self) -> Changes:
+        """Delete files and log files together: what merge-on-read writes instead of rewriting data files."""
+        kinds = [k for k in (self.delete, self.log) if k is not None]
+        return Changes(*(sum(getattr(k, f.name) or 0 for k in kinds) for f in dataclasses.fields(Changes)))
+
+
+@dataclass(frozen=True)
+class MetaChanges:
+    """What the format's own metadata says the operation committed."""
+
+    operation: str | None = None
+    data_files_added: int | None = None
+    data_files_removed: int | None = None
+    delete_files_added: int | None = None
+    delete_files_removed: int | None = None
+    bytes_added: int | None = None
+    bytes_removed: int | None = None
+    rows_changed: int | None = None
+    commits: int | None = None
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One table scan of the plan that found the rows (``bench.measure.locate``)."""
+
+    node: str | None = None
+    files_read: int | None = None
+    data_files_planned: int | None = None
+    data_files_skipped: int | None = None
+    data_bytes_planned: int | None = None
+    delete_files_planned: int | None = None
+
+
+@dataclass(frozen=True)
+class Locate:
+    """What an update read to find its rows."""
+
+    statements: int | None = None
+    scans: list[Scan] = field(default_factory=list)
+    files_read: int | None = None
+    largest_scan_files: int | None = None
+    bytes_read: int | None = None
+    data_files_skipped: int | None = None
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Peak memory over one operation (``bench.measure.memory``): bytes, None where no source gave the figure."""
+
+    executor_heap_peak_bytes: int | None = None
+    execution_memory_peak_bytes: int | None = None
+    storage_memory_peak_bytes: int | None = None
+    driver_heap_peak_bytes: int | None = None
+    jvm_rss_peak_bytes: int | None = None
+    python_rss_peak_bytes: int | None = None
+    python_rss_scope: str | None = None
+    stages: int | None = None
+    stages_sampled: int | None = None
+
+
+MEMORY_FIELDS = ("executor_heap_peak_bytes", "execution_memory_peak_bytes", "storage_memory_peak_bytes",
+                 "driver_heap_peak_bytes", "jvm_rss_peak_bytes", "python_rss_peak_bytes")
+
+
+@dataclass(frozen=True)
+class Anatomy:
+    """What the written data files hold (``bench.measure.anatomy``)."""
+
+    files: int | None = None
+    bytes: int | None = None
+    rows: int | None = None
+    table_columns: int | None = None
+    format_columns: int | None = None
+    footer_index: int | None = None
+    footer_other: int | None = None
+    other: int | None = None
+
+
+@dataclass(frozen=True)
+class LiveFiles:
+    data_files: int | None = None
+    delete_files: int | None = None
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """A timing's spread: its median's 95% interval (``bench.core.uncertainty``)."""
+
+    median: float | None = None
+    ci95: list[float] | None = None
+    cv: float | None = None
+    n: int | None = None
+    ci_method: str | None = None
+
+
+@dataclass(frozen=True)
+class Read:
+    """One dashboard query's timed reads on one engine; the reference engine's record holds the others' by name."""
+
+    seconds: list[float] = field(default_factory=list)
+    min: float | None = None
+    median: float | None = None
+    max: float | None = None
+    n: int | None = None
+    cold_s: list[float] = field(default_factory=list)
+    rows: int | None = None
+    answer_ok: bool | None = None
+    version: str | None = None
+    memory: Memory | None = None
+    mode: str | None = None
+    unsupported: str | None = None
+    engines: dict[str, Read] = field(default_factory=dict)
+
+
+Reads = dict[str, Read]  # query name -> its reads
+
+
+@dataclass(frozen=True)
+class Base:
+    """The base table an operation started from (each round restored to it)."""
+
+    path: str | None = None
+    rows: int | None = None
+    files: int | None = None
+    bytes: int | None = None
+    days: int | None = None
+    files_per_day: int | None = None
+    rows_per_file: int | None = None
+    seed: int | None = None
+    generator_version: int | None = None
+
+
+@dataclass(frozen=True)
+class RoundsPlan:
+    min_rounds: int | None = None
+    max_rounds: int | None = None
+    target_ci: float | None = None
+    rounds: int | None = None
+    ci_half_width: float | None = None
+    target_met: bool | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    """One measured round of an update or compaction, as its record keeps it."""
+
+    filesystem: FileChanges | None = None
+    metadata: MetaChanges | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+    write_amplification: float | None = None
+    table_bytes_on_disk: int | None = None
+
+
+# --- what a record's last round hands on (``bench.measure.rounds``): optional on every measured update ------------
+
+@dataclass(frozen=True)
+class LastRound:
+    filesystem: FileChanges | None = None
+    metadata: MetaChanges | None = None
+    write_amplification: Number | None = None
+    write_amplification_metadata: Number | None = None
+    logical_bytes: Number | None = None
+    table_bytes_on_disk: int | None = None
+    data_file_anatomy: Anatomy | None = None
+    requests: dict[str, int] | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+
+
+LAST_ROUND = tuple(f.name for f in dataclasses.fields(LastRound))
+
+
+# --- the records ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HotfixUpdate:
+    """(payments_hotfix, update): one statement sets ``status`` on N scattered rows."""
+
+    rows_targeted: int
+    rows_changed_verified: int
+    row_count: int
+    rows_changed_reported: int | None
+    filesystem: FileChanges
+    metadata: MetaChanges
+    rounds: list[Round]
+    rounds_plan: RoundsPlan
+    write_amplification: Number
+    reads_before: Reads
+    reads_after: Reads
+    base: Base
+    live_files_before: LiveFiles
+    live_files_after: LiveFiles
+    route: str
+    locate_full_scan: bool | None
+    table_data_files: int
+    files_touched: int
+    write_amplification_metadata: Number | None = None
+    logical_bytes: Number | None = None
+    table_bytes_on_disk: int | None = None
+    data_file_anatomy: Anatomy | None = None
+    requests: dict[str, int] | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+    partitions_touched: int | None = None
+    table_partitions: int | None = None
+
+
+@dataclass(frozen=True)
+class HotfixCompaction:
+    """(payments_hotfix, compaction): merge-on-read's compaction after the hotfix, and the reads after it."""
+
+    filesystem: FileChanges
+    metadata: MetaChanges
+    rounds: list[Round]
+    rounds_plan: RoundsPlan
+    reads_after_compaction: Reads
+    rows_changed_verified: int
+    row_count: int
+    live_files_before: LiveFiles
+    live_files_after: LiveFiles
+    write_amplification: Number | None = None
+    write_amplification_metadata: Number | None = None
+    logical_bytes: Number | None = None
+    table_bytes_on_disk: int | None = None
+    data_file_anatomy: Anatomy | None = None
+    requests: dict[str, int] | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+
+
+@dataclass(frozen=True)
+class StepCompaction:
+    """A file-size step's compaction (merge-on-read), timed once."""
+
+    seconds: float | None = None
+    filesystem: FileChanges | None = None
+
+
+@dataclass(frozen=True)
+class FileSizeUpdate:
+    """(file_size, update): the same update on files of one size (one step of the file-size scenario)."""
+
+    file_bytes_mean: Number
+    rows_per_file: int
+    files_total: int
+    rows_targeted: int
+    rows_changed_verified: int
+    bytes_in_touched_files: Number
+    table_bytes: int
+    filesystem: FileChanges
+    metadata: MetaChanges
+    rounds: list[Round]
+    reads_before: Reads
+    reads_after: Reads
+    compaction: StepCompaction | None
+    reads_after_compaction: Reads | None
+    workspace_bytes: int
+    workspace_peak_bytes: int
+    target_file_bytes: int
+    route: str
+    locate_full_scan: bool | None
+    table_data_files: int
+    files_touched: int
+    write_amplification: Number | None = None
+    write_amplification_metadata: Number | None = None
+    logical_bytes: Number | None = None
+    table_bytes_on_disk: int | None = None
+    data_file_anatomy: Anatomy | None = None
+    requests: dict[str, int] | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+    partitions_touched: int | None = None
+    table_partitions: int | None = None
+
+
+@dataclass(frozen=True)
+class SweepUpdate:
+    """(update_sweep, update): N rows in F files, one point of the files-vs-rows sweep."""
+
+    rows_targeted: int
+    rows_fraction: float
+    files_touched: int
+    files_total: int
+    rows_changed_verified: int
+    rounds: list[Round]
+    filesystem: FileChanges
+    metadata: MetaChanges
+    write_amplification: Number | None = None
+    write_amplification_metadata: Number | None = None
+    logical_bytes: Number | None = None
+    table_bytes_on_disk: int | None = None
+    data_file_anatomy: Anatomy | None = None
+    requests: dict[str, int] | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+    partitions_touched: int | None = None
+    table_partitions: int | None = None
+
+
+@dataclass(frozen=True)
+class GrowthUpdate:
+    """(table_growth, update): the hotfix on a table of one size."""
+
+    files_total: int
+    rows_total: int
+    file_bytes_mean: Number
+    rows_targeted: int
+    files_touched: int
+    rows_changed_verified: int
+    rounds: list[Round]
+    filesystem: FileChanges
+    metadata: MetaChanges
+    write_amplification: Number | None = None
+    write_amplification_metadata: Number | None = None
+    logical_bytes: Number | None = None
+    table_bytes_on_disk: int | None = None
+    data_file_anatomy: Anatomy | None = None
+    requests: dict[str, int] | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+    partitions_touched: int | None = None
+    table_partitions: int | None = None
+
+
+@dataclass(frozen=True)
+class DegradationStep:
+    """One write of the degradation sequence: the read after it, and what the table holds then."""
+
+    batch: int | None = None
+    read_s: float | None = None
+    live_files: LiveFiles | None = None
+    memory: Memory | None = None
+
+
+@dataclass(frozen=True)
+class Recovery:
+    compaction_s: float | None = None
+    read_after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class DegradationSequence:
+    """(degradation, sequence): read cost against writes since the last compaction, then the compaction."""
+
+    query: str
+    read_before_s: Number
+    series: list[DegradationStep]
+    degradation_rate: Number
+    recovery: Recovery
+
+
+@dataclass(frozen=True)
+class UpsertBatch:
+    """One upsert batch of the dinner peak, and the dashboard read after it."""
+
+    batch: int | None = None
+    upsert_s: float | None = None
+    read_s: float | None = None
+    bytes_added: int | None = None
+    live_files: LiveFiles | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+
+
+@dataclass(frozen=True)
+class SequenceCompaction:
+    seconds: float | None = None
+    read_after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class DinnerPeakSequence:
+    """(dinner_peak, sequence): many small upsert batches between dashboard reads, then compaction."""
+
+    series: list[UpsertBatch]
+    upsert_p50_s: Number
+    upsert_p95_s: Number
+    upsert_max_s: Number
+    degradation_rate: Number
+    compaction: SequenceCompaction | None
+    row_count: int
+    rows_changed_verified: int
+    route: str | None = None
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """One settlement adjustment batch (an update of a few rows)."""
+
+    seconds: float | None = None
+    filesystem: FileChanges | None = None
+    files_touched: int | None = None
+    locate: Locate | None = None
+    locate_full_scan: bool | None = None
+    requests: dict[str, int] | None = None
+    memory: Memory | None = None
+
+
+@dataclass(frozen=True)
+class SettlementsSequence:
+    """(monthly_settlements, sequence): few updates, very many reads."""
+
+    write_total_s: Number
+    writes: list[Adjustment]
+    write_bytes_total: int
+    read_total_s: Number
+    read_total_pristine_s: Number
+    reads: Reads
+    reads_pristine: Reads
+    per_read_overhead_s: dict[str, float]
+    mean_read_overhead_s: Number
+    mean_read_overhead_by_engine_s: dict[str, float]
+    live_files_after: LiveFiles
+    route: str | None = None
+    table_data_files: int | None = None
+    locate_full_scan: bool | None = None
+
+
+@dataclass(frozen=True)
+class LateArrivalsSequence:
+    """(late_arrivals, sequence): late, out-of-order rows upserted per strategy."""
+
+    strategies: dict[str, dict[str, Any]]
+    ordering_field: str
+
+
+@dataclass(frozen=True)
+class ConcurrentCompactionSequence:
+    """(concurrent_compaction, sequence): upserts with a compaction racing them."""
+
+    batches: list[dict[str, Any]]
+    compactions: list[dict[str, Any]]
+    commits_attempted: int
+    commits_succeeded: int
+    commits_failed_by_conflict: int
+    conflict_classes: list[str]
+    retries_per_commit: Number
+    batches_lost: int
+    compaction_committed: bool
+    upsert_alone_p50_s: float | None
+    upsert_racing_p50_s: float | None
+    concurrent_wall_s: Number | None
+    concurrency_settings: list[dict[str, Any]]
+    row_count: int
+    rows_changed_verified: int
+
+
+@dataclass(frozen=True)
+class MemoryAttempt:
+    """One attempt of the memory search: the update with one driver memory."""
+
+    driver_memory_mb: int
+    completed: bool
+    out_of_memory: bool | None = None
+    reason: str | None = None
+    error: str | None = None
+    seconds: float | None = None
+    rows_changed_verified: int | None = None
+    memory: Memory | None = None
+
+
+@dataclass(frozen=True)
+class MemorySearch:
+    """(memory_needed, search): the smallest driver memory with which the update completes."""
+
+    table: str
+    attempts: list[MemoryAttempt]
+    needed_mb: int | None
+    largest_failed_mb: int | None
+    more_than_ladder: bool
+    ladder_mb: list[int]
+    failed_for_memory: int
+    failed_otherwise: int
+    rows_targeted: int
+    files_total: int
+    file_bytes_mean: Number
+    table_bytes: int
+    master: str
+    route: str
+
+    @property
+    def least_tried_mb(self) -> int | None:
+        return self.ladder_mb[0] if self.ladder_mb else None
+
+    @property
+    def most_tried_mb(self) -> int | None:
+        return self.ladder_mb[-1] if self.ladder_mb else None
+
+    @property
+    def at_needed(self) -> MemoryAttempt | None:
+        """The completed attempt with the memory the update needs."""
+        return next((a for a in self.attempts if a.completed and a.driver_memory_mb == self.needed_mb), None)
+
+    @property
+    def largest_failure(self) -> MemoryAttempt | None:
+        failed = [a for a in self.attempts if not a.completed]
+        return max(failed, key=lambda a: a.driver_memory_mb) if failed else None
+
+
+@dataclass(frozen=True)
+class WritersRace:
+    """(several_writers, race): N writers racing on one table, and the invariants checked after."""
+
+    writers: int
+    overlap: str
+    kind: str
+    control: str
+    coordination: dict[str, Any]
+    per_writer: list[dict[str, Any]]
+    batches: list[dict[str, Any]]
+    batches_attempted: int
+    batches_committed: int
+    batches_failed: int
+    commit_attempts: int
+    conflicts: int
+    conflict_rate: Number
+    retries: int
+    conflict_classes: dict[str, int]
+    rows_committed: int
+    committed_rows_per_s: Number
+    race_wall_s: Number
+    startup_s: Number
+    services: list[dict[str, Any]]
+    services_committed: int
+    services_failed: int
+    writer_errors: list[Any]
+    invariants: dict[str, Any]
+    violations: list[Any]
+    keys_touched: int
+    keys_deleted: int
+    # (optional: runs recorded before repeated races and the writer pool lack them; the scenario always writes them)
+    writers_started: int | None = None
+    races: int | None = None
+    committed_rows_per_s_by_race: list[float] | None = None
+    committed_rows_per_s_uncertainty: dict[str, Any] | None = None
+    conflicts_by_race: list[int] | None = None
+    evidence: list[str] | None = None  # the folders where races that broke an invariant left their table
+    failure_causes: dict[str, int] | None = None  # failed attempts by cause, as the format words it
+    raised_after_commit: int | None = None  # the retry that checks first (bench/measure/writers.py)
+
+
+# every (scenario, operation) a record may be, and the class that gives its shape
+KINDS: dict[tuple[str, str], type] = {
+    (HOTFIX, "update"): HotfixUpdate,
+    (HOTFIX, "compaction"): HotfixCompaction,
+    (FILE_SIZE, "update"): FileSizeUpdate,
+    (UPDATE_SWEEP, "update"): SweepUpdate,
+    (TABLE_GROWTH, "update"): GrowthUpdate,
+    (DEGRADATION, "sequence"): DegradationSequence,
+    (DINNER_PEAK, "sequence"): DinnerPeakSequence,
+    (SETTLEMENTS, "sequence"): SettlementsSequence,
+    (LATE_ARRIVALS, "sequence"): LateArrivalsSequence,
+    (CONCURRENT_COMPACTION, "sequence"): ConcurrentCompactionSequence,
+    (MEMORY_NEEDED, "search"): MemorySearch,
+    (SEVERAL_WRITERS, "race"): WritersRace,
+}
+
+
+# --- reading a dict as a dataclass, and the types a writer's dict must have -----------------------------------
+
+@functools.cache
+def _hints(kind: type) -> dict[str, Any]:
+    return typing.get_type_hints(kind)
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
+
+
+def parse(kind: type[T], value: Any) -> T:
+    """``kind`` from a record's dict, recursively; a field the dict lacks (an older run) gets its default, or None.
+    Keys the class does not declare are left out (the header, for a record)."""
+    hints = _hints(kind)
+    data = value if isinstance(value, dict) else {}
+    return kind(**{f.name: _convert(hints[f.name], data[f.name]) if f.name in data else _default(f)
+                   for f in dataclasses.fields(kind)})  # type: ignore[arg-type]
+
+
+def _convert(tp: Any, raw: Any) -> Any:
+    if raw is None:
+        return None
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        classes = [a for a in inner if dataclasses.is_dataclass(a) or typing.get_origin(a) in (list, dict)]
+        return _convert(classes[0], raw) if len(classes) == 1 else raw
+    if dataclasses.is_dataclass(tp):
+        return parse(tp, raw) if isinstance(raw, dict) else raw  # type: ignore[arg-type]
+    if origin is list and isinstance(raw, list):
+        (item,) = typing.get_args(tp)
+        return [_convert(item, x) for x in raw]
+    if origin is dict and isinstance(raw, dict):
+        _, item = typing.get_args(tp)
+        return {k: _convert(item, v) for k, v in raw.items()}
+    return raw
+
+
+def runtime_type(tp: Any) -> Any:
+    """What ``isinstance`` takes for an annotation, as a writer's dict holds it: a dataclass is a dict, a float may
+    be an int, ``X | None`` is (X, NoneType)."""
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        out: list[type] = []
+        for a in typing.get_args(tp):
+            t = runtime_type(a)
+            out += list(t) if isinstance(t, tuple) else [t]
+        return tuple(dict.fromkeys(out))
+    if dataclasses.is_dataclass(tp) or origin is dict:
+        return dict
+    if origin is list:
+        return list
+    if tp is float:
+        return (int, float)
+    if tp is Any:
+        return object
+    return tp
+
+
+def required_and_optional(kind: type) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A record class's fields as a writer's dict must hold them: those without a default, those with one."""
+    hints = _hints(kind)
+    required, optional = {}, {}
+    for f in dataclasses.fields(kind):
+        no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        (required if no_default else optional)[f.name] = runtime_type(hints[f.name])
+    return required, optional
