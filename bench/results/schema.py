@@ -620,7 +620,7 @@ KINDS: dict[tuple[str, str], type] = {
 # --- reading a dict as a dataclass, and the types a writer's dict must have -----------------------------------
 
 @functools.cache
-def _hints(kind: type) -> dict[str, Any]:
+def _hints(kind: Any) -> dict[str, Any]:
     return typing.get_type_hints(kind)
 
 
@@ -684,7 +684,8 @@ def runtime_type(tp: Any) -> Any:
 def required_and_optional(kind: type) -> tuple[dict[str, Any], dict[str, Any]]:
     """A record class's fields as a writer's dict must hold them: those without a default, those with one."""
     hints = _hints(kind)
-    required, optional = {}, {}
+    required: dict[str, Any] = {}
+    optional: dict[str, Any] = {}
     for f in dataclasses.fields(kind):
         no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         (required if no_default else optional)[f.name] = runtime_type(hints[f.name])
