@@ -635,7 +635,7 @@ def _default(f: dataclasses.Field) -> Any:
 def parse(kind: type[T], value: Any) -> T:
     """``kind`` from a record's dict, recursively; a field the dict lacks (an older run) gets its default, or None.
     Keys the class does not declare are left out (the header, for a record)."""
-    hints = _hints(kind)
+    hints = _hints(kind)  # type: ignore[arg-type]  # a class is hashable
     data = value if isinstance(value, dict) else {}
     return kind(**{f.name: _convert(hints[f.name], data[f.name]) if f.name in data else _default(f)
                    for f in dataclasses.fields(kind)})  # type: ignore[arg-type]
