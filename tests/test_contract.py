@@ -3,6 +3,7 @@ report (the report, cost model and claims take families and pairs from the recor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from bench.cli import main
 from bench.exceptions import BadRecord
 from bench.report.build import build_report
-from bench.results.contract import SCHEMA_VERSION, SPECS, Matrix, check_run_id, header, load_run, validate
+from bench.results.contract import HOTFIX, SCHEMA_VERSION, SPECS, Matrix, check_run_id, header, load_run, validate
 from tests.constructed import write_run
 
 FOUR_FAMILIES = {"iceberg-cow": ("iceberg", "cow", False), "iceberg-mor": ("iceberg", "mor", True),
@@ -187,3 +188,38 @@ def test_each_locate_route_is_set_side_by_side_on_each_storage(tmp_path):
     assert list(pruned["files read / table"]) == ["9/36", "9/36"] and list(pruned.requests) == ["–", "31"]
     assert set(table.route) == {"join", "pruned"}
     assert per_route([("local disk", load_run(write_run(tmp_path, "join-only")))]) is None  # the baseline alone: no table
+
+
+def test_every_reference_record_reads_as_its_typed_class_with_its_nested_parts():
+    """The report reads records through ``Record.view``: on the project's own runs every record gives its class,
+    every field it carries comes back, and nested parts (rounds, reads, memory, attempts) are classes too."""
+    from pathlib import Path
+
+    from bench.results import schema
+
+    reference = Path(__file__).resolve().parents[1] / "results" / "reference"
+    seen = set()
+    for folder in sorted(p for p in reference.iterdir() if p.is_dir()):
+        for r in load_run(folder).records(route=None):
+            kind = schema.KINDS[(r.scenario, r.operation)]
+            view = r.view(kind)
+            for name in (f.name for f in dataclasses.fields(kind)):
+                if name in r.info and not isinstance(r.info[name], (dict, list)):
+                    assert getattr(view, name) == r.info[name], (r.name, name)
+            if isinstance(view, schema.HotfixUpdate):
+                assert view.filesystem.bytes_added == r.info["filesystem"]["bytes_added"]
+                assert all(isinstance(x, schema.Round) and isinstance(x.memory, schema.Memory) for x in view.rounds)
+                assert all(isinstance(q.engines, dict) for q in view.reads_after.values())
+            if isinstance(view, schema.MemorySearch):
+                assert all(isinstance(a, schema.MemoryAttempt) for a in view.attempts)
+            seen.add(kind)
+    assert {schema.HotfixUpdate, schema.MemorySearch} <= seen
+    with pytest.raises(TypeError, match="is not a MemorySearch"):
+        next(iter(load_run(reference / "hotfix-small-routes-m1").records(HOTFIX))).view(schema.MemorySearch)
+
+
+def test_a_record_that_lacks_a_field_recorded_since_reads_with_its_default():
+    from bench.results import schema
+
+    view = schema.parse(schema.MemorySearch, {"table": "hotfix", "attempts": [{"driver_memory_mb": 512, "completed": False}]})
+    assert view.needed_mb is None and view.attempts[0].memory is None and view.largest_failure == view.attempts[0]

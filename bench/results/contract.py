@@ -21,19 +21,12 @@ from typing import Any
 
 from bench.exceptions import BadRecord
 
+# the scenarios' names and every record's typed shape live in ``bench.results.schema``; re-exported for its readers
+from bench.results.schema import (  # noqa: F401
+    CONCURRENT_COMPACTION, DEGRADATION, DINNER_PEAK, FILE_SIZE, HOTFIX, KINDS, LAST_ROUND, LATE_ARRIVALS, MEMORY_FIELDS,
+    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, T, parse, required_and_optional)
+
 SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
-# the scenarios' names as records carry them: the report imports these, never spells them
-HOTFIX = "payments_hotfix"
-FILE_SIZE = "file_size"
-DEGRADATION = "degradation"
-DINNER_PEAK = "dinner_peak"
-SETTLEMENTS = "monthly_settlements"
-UPDATE_SWEEP = "update_sweep"
-TABLE_GROWTH = "table_growth"
-LATE_ARRIVALS = "late_arrivals"
-CONCURRENT_COMPACTION = "concurrent_compaction"
-SEVERAL_WRITERS = "several_writers"
-MEMORY_NEEDED = "memory_needed"
 REFERENCE_ENGINE = "spark"  # the engine that writes every table; its reads are the report's reference
 FILES = ("benchmark.json", "environment.json", "outcomes.json")
 
@@ -41,21 +34,11 @@ FILES = ("benchmark.json", "environment.json", "outcomes.json")
 HEADER = ("schema_version", "scenario", "operation", "config_id", "family", "mode", "scale", "seed", "settings")
 
 
-# peak memory over an operation (``bench.measure.memory``): each field's bytes, None where no source gave it
+# peak memory over an operation (``bench.measure.memory``): the key of its figures in a record and in each round
 MEMORY = "memory"
-MEMORY_FIELDS = ("executor_heap_peak_bytes", "execution_memory_peak_bytes", "storage_memory_peak_bytes",
-                 "driver_heap_peak_bytes", "jvm_rss_peak_bytes", "python_rss_peak_bytes")
 # what a record carries beyond its header and its spec's fields: the grid point, the answer check, the timing's spread
 RECORD_EXTRAS = ("param", "answers_verified", "uncertainty")
 BASELINE_ROUTE = "join"  # the route every record without one took (a MERGE / IN (SELECT …) from a keys table)
-NUMBER = (int, float)
-# what every round of a measured operation may hand on to its record (the last round's; ``bench.measure.rounds``)
-LAST_ROUND = {"filesystem": dict, "metadata": dict, "write_amplification": NUMBER, "write_amplification_metadata": NUMBER,
-              "logical_bytes": NUMBER, "table_bytes_on_disk": int, "data_file_anatomy": dict, "requests": dict,
-              "locate": dict, "memory": dict}  # memory: peak memory over the operation (bench.measure.memory), optional
-_UPDATE_LOCATE = {"route": str, "locate_full_scan": (bool, type(None)), "table_data_files": int, "files_touched": int}
-# the settlement days (the tables' partitions) an update touches, of the table's (optional: older runs lack them)
-PARTITIONS_TOUCHED = {"partitions_touched": int, "table_partitions": int}
 
 
 @dataclass(frozen=True)
@@ -79,71 +62,8 @@ def _type_name(t: Any) -> str:
     return " or ".join(x.__name__ for x in t) if isinstance(t, tuple) else t.__name__
 
 
-# the typed specs (scenarios that record through ``record()``); the report imports the field names it reads from here
-SPECS: dict[tuple[str, str], Spec] = {
-    ("payments_hotfix", "update"): Spec(
-        {"rows_targeted": int, "rows_changed_verified": int, "row_count": int, "rows_changed_reported": (int, type(None)),
-         "filesystem": dict, "metadata": dict, "rounds": list, "rounds_plan": dict, "write_amplification": NUMBER,
-         "reads_before": dict, "reads_after": dict, "base": dict, "live_files_before": dict, "live_files_after": dict,
-         **_UPDATE_LOCATE},
-        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
-    ("payments_hotfix", "compaction"): Spec(
-        {"filesystem": dict, "metadata": dict, "rounds": list, "rounds_plan": dict, "reads_after_compaction": dict,
-         "rows_changed_verified": int, "row_count": int, "live_files_before": dict, "live_files_after": dict},
-        {**LAST_ROUND}),
-    ("file_size", "update"): Spec(
-        {"file_bytes_mean": NUMBER, "rows_per_file": int, "files_total": int, "rows_targeted": int,
-         "rows_changed_verified": int, "bytes_in_touched_files": NUMBER, "table_bytes": int, "filesystem": dict,
-         "metadata": dict, "rounds": list, "reads_before": dict, "reads_after": dict, "compaction": (dict, type(None)),
-         "reads_after_compaction": (dict, type(None)), "workspace_bytes": int, "workspace_peak_bytes": int,
-         "target_file_bytes": int, **_UPDATE_LOCATE},
-        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
-    ("update_sweep", "update"): Spec(
-        {"rows_targeted": int, "rows_fraction": float, "files_touched": int, "files_total": int,
-         "rows_changed_verified": int, "rounds": list, "filesystem": dict, "metadata": dict},
-        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
-    ("table_growth", "update"): Spec(
-        {"files_total": int, "rows_total": int, "file_bytes_mean": NUMBER, "rows_targeted": int, "files_touched": int,
-         "rows_changed_verified": int, "rounds": list, "filesystem": dict, "metadata": dict},
-        {**LAST_ROUND, **PARTITIONS_TOUCHED}),
-    ("degradation", "sequence"): Spec(
-        {"query": str, "read_before_s": NUMBER, "series": list, "degradation_rate": NUMBER, "recovery": dict}),
-    ("dinner_peak", "sequence"): Spec(
-        {"series": list, "upsert_p50_s": NUMBER, "upsert_p95_s": NUMBER, "upsert_max_s": NUMBER,
-         "degradation_rate": NUMBER, "compaction": (dict, type(None)), "row_count": int, "rows_changed_verified": int},
-        {"route": str}),  # (optional: runs recorded before the upserts took a locate route lack it)
-    ("monthly_settlements", "sequence"): Spec(
-        {"write_total_s": NUMBER, "writes": list, "write_bytes_total": int, "read_total_s": NUMBER,
-         "read_total_pristine_s": NUMBER, "reads": dict, "reads_pristine": dict, "per_read_overhead_s": dict,
-         "mean_read_overhead_s": NUMBER, "mean_read_overhead_by_engine_s": dict, "live_files_after": dict},
-        # (optional: runs recorded before the adjustments took a locate route lack them)
-        {"route": str, "table_data_files": int, "locate_full_scan": (bool, type(None))}),
-    ("late_arrivals", "sequence"): Spec({"strategies": dict, "ordering_field": str}),
-    ("concurrent_compaction", "sequence"): Spec(
-        {"batches": list, "compactions": list, "commits_attempted": int, "commits_succeeded": int,
-         "commits_failed_by_conflict": int, "conflict_classes": list, "retries_per_commit": NUMBER, "batches_lost": int,
-         "compaction_committed": bool, "upsert_alone_p50_s": (float, type(None)), "upsert_racing_p50_s": (float, type(None)),
-         "concurrent_wall_s": (float, int, type(None)), "concurrency_settings": list, "row_count": int,
-         "rows_changed_verified": int}),
-    ("memory_needed", "search"): Spec(
-        {"table": str, "attempts": list, "needed_mb": (int, type(None)), "largest_failed_mb": (int, type(None)),
-         "more_than_ladder": bool, "ladder_mb": list, "failed_for_memory": int, "failed_otherwise": int,
-         "rows_targeted": int, "files_total": int, "file_bytes_mean": NUMBER, "table_bytes": int, "master": str,
-         "route": str}),
-    ("several_writers", "race"): Spec(
-        {"writers": int, "overlap": str, "kind": str, "control": str, "coordination": dict, "per_writer": list,
-         "batches": list, "batches_attempted": int, "batches_committed": int, "batches_failed": int,
-         "commit_attempts": int, "conflicts": int, "conflict_rate": NUMBER, "retries": int, "conflict_classes": dict,
-         "rows_committed": int, "committed_rows_per_s": NUMBER, "race_wall_s": NUMBER, "startup_s": NUMBER,
-         "services": list, "services_committed": int, "services_failed": int, "writer_errors": list,
-         "invariants": dict, "violations": list, "keys_touched": int, "keys_deleted": int},
-        # (optional: runs recorded before repeated races and the writer pool lack them; the scenario always writes them)
-        {"writers_started": int, "races": int, "committed_rows_per_s_by_race": list,
-         "committed_rows_per_s_uncertainty": dict, "conflicts_by_race": list,
-         "evidence": list,  # the folders where races that broke an invariant left their table (run/several.py)
-         "failure_causes": dict,  # failed attempts by cause, as the format words it (TableFormat.failure_cause)
-         "raised_after_commit": int}),  # the retry that checks first (bench/measure/writers.py)
-}
+# what ``record()`` accepts and ``validate`` checks, per (scenario, operation): derived from the typed classes
+SPECS: dict[tuple[str, str], Spec] = {key: Spec(*required_and_optional(kind)) for key, kind in KINDS.items()}
 
 
 def record(scenario: str, operation: str, head: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
@@ -255,6 +175,16 @@ class Record:
         if not measured:
             return {}
         return {f: max((m[f] for m in measured if m.get(f) is not None), default=None) for f in MEMORY_FIELDS}
+
+    def view(self, kind: type[T]) -> T:
+        """The record's fields as their typed class (``bench.results.schema``): attributes, not string keys.
+
+        Raises:
+            TypeError: the record is of another (scenario, operation) than ``kind`` gives.
+        """
+        if KINDS.get((self.scenario, self.operation)) is not kind:
+            raise TypeError(f"{self.name}: a ({self.scenario}, {self.operation}) record is not a {kind.__name__}")
+        return parse(kind, self.info)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.info.get(key, default)

@@ -664,6 +664,8 @@ def runtime_type(tp: Any) -> Any:
     """What ``isinstance`` takes for an annotation, as a writer's dict holds it: a dataclass is a dict, a float may
     be an int, ``X | None`` is (X, NoneType)."""
     origin = typing.get_origin(tp)
+    if tp == Number:  # a figure that may be whole
+        return (int, float)
     if origin in (Union, types.UnionType):
         out: list[type] = []
         for a in typing.get_args(tp):
@@ -674,8 +676,6 @@ def runtime_type(tp: Any) -> Any:
         return dict
     if origin is list:
         return list
-    if tp is float:
-        return (int, float)
     if tp is Any:
         return object
     return tp
