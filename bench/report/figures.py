@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.report import locate as locate_mod
+from bench.report.sections.memory import needed_table
 from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import HOTFIX, MEMORY_NEEDED, Run
@@ -74,16 +75,7 @@ def hotfix_memory(run: Run) -> pd.DataFrame:
 
 
 def memory_needed(run: Run) -> pd.DataFrame:
-    rows = []
-    for r in sorted(run.records(MEMORY_NEEDED, route=None), key=lambda r: (r.get("table", ""), r.config_id, r.route)):
-        top = (r.get("ladder_mb") or [0])[-1]
-        rows.append({"table": f"{r.get('table')} ({r.get('files_total'):,} × {human_bytes(r.get('file_bytes_mean'))})",
-                     "configuration": r.config_id, "route": r.route,
-                     "needs": f"{r['needed_mb']:,} MB" if r.get("needed_mb") else f"more than {top:,} MB",
-                     "least tried": f"{(r.get('ladder_mb') or [0])[0]:,} MB",
-                     "failed for memory": r.get("failed_for_memory", 0),
-                     **_at_most_and_least(r.get("attempts") or [])})
-    return pd.DataFrame(rows)
+    return needed_table(run.records(MEMORY_NEEDED, route=None))
 
 
 EXCERPT_CONFIGS = ("iceberg-cow", "iceberg-mor", "delta-cow")
@@ -105,20 +97,6 @@ def summary_excerpt(run: Run) -> str:
         elif line.startswith("NO ROUTE"):
             keep.append(line)
     return "\n".join(keep)
-
-
-def _at_most_and_least(attempts: list[dict]) -> dict[str, str]:
-    """The executors' heap and the driver JVM's resident memory in the completed attempts with the most and the least
-    driver memory: how full the heap got when it had room, and when it had little."""
-    done = sorted((a for a in attempts if a.get("completed")), key=lambda a: a["driver_memory_mb"])
-    if not done:
-        return {}
-    out = {}
-    for label, a in (("least", done[0]), ("most", done[-1])):
-        m = a.get("memory") or {}
-        out[f"heap / JVM resident at the {label}"] = (f"{human_bytes(m.get('executor_heap_peak_bytes'))} / "
-                                                      f"{human_bytes(m.get('jvm_rss_peak_bytes'))} ({a['driver_memory_mb']:,} MB)")
-    return out
 
 
 FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {

@@ -15,6 +15,7 @@ from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Record, Run
+from bench.results.schema import MemoryAttempt, MemorySearch
 
 COLUMNS = {"executor_heap_peak_bytes": "executors' heap", "execution_memory_peak_bytes": "execution memory",
            "driver_heap_peak_bytes": "driver heap (pools)", "jvm_rss_peak_bytes": "driver JVM resident",
@@ -51,7 +52,7 @@ def section_memory(run: Run, out: Path) -> str:
         parts.append("<h3>The memory each configuration needs</h3><p>The smallest driver memory with which the update "
                      "completed, from a bisection over driver memories (each attempt its own application on the base "
                      "table restored; needing memory taken to be monotone). The update's time is the attempt's at "
-                     "that memory; a failure is named with the JVM's own words.</p>" + _table(_needed(needed)))
+                     "that memory; a failure is named with the JVM's own words.</p>" + _table(needed_table(needed)))
     return "".join(parts)
 
 
@@ -66,24 +67,35 @@ def _figures(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _needed(records: list[Record]) -> pd.DataFrame:
+def needed_table(records: list[Record]) -> pd.DataFrame:
+    """One row per configuration, route and table of the memory search: what it needs, the largest memory that
+    failed and why, the update's time at the memory it needs, and how full the heap got with the least and the most
+    memory that completed (the page's table and the docs' figure both)."""
     rows = []
-    for r in sorted(records, key=lambda r: (r.get("table", ""), r.config_id, r.route)):
-        attempts = r.get("attempts") or []
-        at_needed: dict = next((a for a in attempts if a.get("completed") and a.get("driver_memory_mb") == r.get("needed_mb")), {})
-        failed = [a for a in attempts if not a.get("completed")]
-        top = (r.get("ladder_mb") or [None])[-1]
-        rows.append({"table": r.get("table"), "configuration": r.config_id, "route": r.route,
-                     "files": f"{r.get('files_total', 0):,} × {human_bytes(r.get('file_bytes_mean'))}",
-                     "needs": (f"{r['needed_mb']:,} MB" + (" (the least tried)" if r["needed_mb"] == (r.get("ladder_mb") or [0])[0]
-                                                          else "")) if r.get("needed_mb") else f"more than {top:,} MB",
-                     "largest that failed": f"{r['largest_failed_mb']:,} MB" if r.get("largest_failed_mb") else "–",
-                     "update s at that memory": f"{at_needed['seconds']:.2f}" if at_needed.get("seconds") else "–",
-                     "attempts (for memory / other failures)": f"{len(attempts)} ({r.get('failed_for_memory', 0)} / "
-                                                                f"{r.get('failed_otherwise', 0)})",
-                     "why the largest failed": max(failed, key=lambda a: a.get("driver_memory_mb", 0)).get("reason", "")
-                     if failed else "–"})
+    for r, s in sorted(((r, r.view(MemorySearch)) for r in records), key=lambda rs: (rs[1].table, rs[0].config_id, rs[0].route)):
+        needs = f"{s.needed_mb:,} MB" + (" (the least tried)" if s.needed_mb == s.least_tried_mb else "") \
+            if s.needed_mb else f"more than {s.most_tried_mb or 0:,} MB"
+        at_needed, failure = s.at_needed, s.largest_failure
+        rows.append({"table": f"{s.table} ({s.files_total:,} × {human_bytes(s.file_bytes_mean)})",
+                     "configuration": r.config_id, "route": r.route, "needs": needs,
+                     "largest that failed": f"{s.largest_failed_mb:,} MB" if s.largest_failed_mb else "–",
+                     "update s at that memory": f"{at_needed.seconds:.2f}" if at_needed and at_needed.seconds else "–",
+                     "attempts (for memory / other failures)": f"{len(s.attempts)} ({s.failed_for_memory} / {s.failed_otherwise})",
+                     **_at_least_and_most(s.attempts),
+                     "why the largest failed": (failure.reason or "") if failure else "–"})
     return pd.DataFrame(rows)
+
+
+def _at_least_and_most(attempts: list[MemoryAttempt]) -> dict[str, str]:
+    """The executors' heap and the driver JVM's resident memory in the completed attempts with the least and the most
+    driver memory: how full the heap got when it had little, and when it had room."""
+    done = sorted((a for a in attempts if a.completed), key=lambda a: a.driver_memory_mb)
+    out = {}
+    for label, a in (("least", done[0] if done else None), ("most", done[-1] if done else None)):
+        m = a.memory if a else None
+        out[f"heap / JVM resident at the {label}"] = (f"{human_bytes(m.executor_heap_peak_bytes)} / {human_bytes(m.jvm_rss_peak_bytes)}"
+                                                      f" ({a.driver_memory_mb:,} MB)") if a and m else "–"
+    return out
 
 
 def needed_for(table: Any, run: Run) -> list[str]:
@@ -98,18 +110,18 @@ def needed_for(table: Any, run: Run) -> list[str]:
     for r in run.records(MEMORY_NEEDED, route=table.route):
         by_config.setdefault(r.config_id, []).append(r)
     for config_id, records in sorted(by_config.items()):
-        nearest = min(records, key=lambda r: abs(math.log(max(table.file_mb, 1e-6) * 2**20 / max(r.get("file_bytes_mean") or 1, 1))))
-        file_mb, files = (nearest.get("file_bytes_mean") or 0) / 2**20, nearest.get("files_total") or 0
+        searches = [r.view(MemorySearch) for r in records]
+        nearest = min(searches, key=lambda s: abs(math.log(max(table.file_mb, 1e-6) * 2**20 / max(s.file_bytes_mean or 1, 1))))
+        file_mb, files = (nearest.file_bytes_mean or 0) / 2**20, nearest.files_total or 0
         reach = max(table.file_mb / file_mb if file_mb else math.inf, table.files / files if files else math.inf)
-        need = f"{nearest['needed_mb']:,} MB" if nearest.get("needed_mb") else \
-            f"more than {(nearest.get('ladder_mb') or [0])[-1]:,} MB"
+        need = f"{nearest.needed_mb:,} MB" if nearest.needed_mb else f"more than {nearest.most_tried_mb or 0:,} MB"
         where = f"measured on {files:,} files of {file_mb:.3g} MB"
         beyond = (f"; your table is {reach:,.1f}x beyond it: not predicted, measure a replica "
                   f"(scenarios/test_memory_needed.py with --param days=… files_per_day=… rows_per_file=…)") if reach > 1.5 else ""
         lines.append(f"memory {config_id} ({table.route}): needs {need}, {where}{beyond}")
-        if machine and nearest.get("needed_mb") and nearest["needed_mb"] * 2**20 > machine:
+        if machine and nearest.needed_mb and nearest.needed_mb * 2**20 > machine:
             lines.append(f"warning: {config_id} needed more memory than the measuring machine has ({machine / 2**30:.0f} GB)")
-        if machine and nearest.get("more_than_ladder"):
+        if machine and nearest.more_than_ladder:
             lines.append(f"warning: {config_id} did not complete with the most memory tried; it needs more")
     return lines or [f"memory: no run searched the memory an update needs on the {table.route} route "
                      "(scenarios/test_memory_needed.py)"]
