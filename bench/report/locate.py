@@ -9,8 +9,16 @@ import numpy as np
 
 from bench.core import uncertainty
 from bench.results.contract import BASELINE_ROUTE, DINNER_PEAK, FILE_SIZE, HOTFIX, SETTLEMENTS, Matrix, Record, Run
+from bench.results.schema import (
+    DinnerPeakSequence,
+    FileChanges,
+    FileSizeUpdate,
+    HotfixUpdate,
+    LiveFiles,
+    Locate,
+    SettlementsSequence,
+)
 
-ROUTED = ((HOTFIX, "update"), (FILE_SIZE, "update"))
 ROUTE_TEXT = {"join": "MERGE / IN (SELECT …) from a keys table", "pruned": "literal keys the file statistics prune by",
               "index": "keys looked up in the table's index"}
 
@@ -65,47 +73,48 @@ class Ratio:
 
 
 def located(run: Run) -> list[Located]:
-    out = []
-    for scenario, operation in ROUTED:
-        for r in run.records(scenario, operation, route=None):
-            out.append(_located(r))
-    out += [_adjustments(r) for r in run.records(SETTLEMENTS, "sequence", route=None) if r.get("writes")]
-    out += [_upserts(r) for r in run.records(DINNER_PEAK, "sequence", route=None) if r.get("route")]
+    out = [_located(r, r.view(HotfixUpdate)) for r in run.records(HOTFIX, "update", route=None)]
+    out += [_located(r, r.view(FileSizeUpdate)) for r in run.records(FILE_SIZE, "update", route=None)]
+    settlements = [(r, r.view(SettlementsSequence)) for r in run.records(SETTLEMENTS, "sequence", route=None)]
+    out += [_adjustments(r, s) for r, s in settlements if s.writes]
+    peaks = [(r, r.view(DinnerPeakSequence)) for r in run.records(DINNER_PEAK, "sequence", route=None)]
+    out += [_upserts(r, p) for r, p in peaks if p.route]
     return out
 
 
-def _upserts(r: Record) -> Located:
+def _upserts(r: Record, peak: DinnerPeakSequence) -> Located:
     """The dinner peak's upsert batches: their times are the samples, the last batch's search and bytes stand for them
     (the files its updated rows sit in are not recorded: an upsert's batch is rows, not keys of known files)."""
-    last = r.get("series")[-1]
-    files_read, bytes_read = _search(last.get("locate"))
-    return Located(r.scenario, "per upsert batch", r.config_id, r.route, [b["upsert_s"] for b in r.get("series")],
-                   files_read, int(last["live_files"]["data_files"]), None, bytes_read, int(last["bytes_added"]), None)
+    last = peak.series[-1]
+    files_read, bytes_read = _search(last.locate)
+    return Located(r.scenario, "per upsert batch", r.config_id, r.route, [b.upsert_s or 0.0 for b in peak.series],
+                   files_read, int((last.live_files or LiveFiles()).data_files or 0), None, bytes_read,
+                   int(last.bytes_added or 0), None)
 
 
-def _adjustments(r: Record) -> Located:
+def _adjustments(r: Record, month: SettlementsSequence) -> Located:
     """The settlements' adjustments as one update each: their times are the samples (the same statement on batches
     of the same size), the last adjustment's search and bytes stand for them (its timed month also holds reads)."""
-    writes = r.get("writes")
-    last = writes[-1]
-    files_read, bytes_read = _search(last.get("locate"))
-    return Located(r.scenario, "per adjustment", r.config_id, r.route, [w["seconds"] for w in writes], files_read,
-                   int(r.get("table_data_files") or 0), int(last.get("files_touched") or 0), bytes_read,
-                   int(last["filesystem"]["bytes_added"]), last.get("locate_full_scan"), last.get("requests"))
+    last = month.writes[-1]
+    files_read, bytes_read = _search(last.locate)
+    return Located(r.scenario, "per adjustment", r.config_id, r.route, [w.seconds or 0.0 for w in month.writes], files_read,
+                   int(month.table_data_files or 0), int(last.files_touched or 0), bytes_read,
+                   int((last.filesystem or FileChanges()).bytes_added or 0), last.locate_full_scan, last.requests)
 
 
-def _located(r: Record) -> Located:
-    fs = r.get("filesystem") or {}
-    files_read, bytes_read = _search(r.get("locate"))
-    return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read,
-                   int(r.get("table_data_files") or r.get("files_total") or 0), int(r.get("files_touched") or 0),
-                   bytes_read, int(fs.get("bytes_added") or 0), r.get("locate_full_scan"), r.get("requests"))
+def _located(r: Record, update: HotfixUpdate | FileSizeUpdate) -> Located:
+    files = update.table_data_files or (update.files_total if isinstance(update, FileSizeUpdate) else 0)
+    files_read, bytes_read = _search(update.locate)
+    return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read, int(files or 0),
+                   int(update.files_touched or 0), bytes_read, int(update.filesystem.bytes_added or 0),
+                   update.locate_full_scan, update.requests)
 
 
-def _search(locate: dict | None) -> tuple[int | None, int | None]:
+def _search(locate: Locate | None) -> tuple[int | None, int | None]:
     """What a statement read to find its rows: the largest scan's files (None without a SQL scan) and its bytes."""
-    locate = locate or {}
-    return (locate.get("largest_scan_files") if locate.get("scans") else None), (locate.get("bytes_read") if locate else None)
+    if locate is None:
+        return None, None
+    return (locate.largest_scan_files if locate.scans else None), locate.bytes_read
 
 
 def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:
