@@ -10,6 +10,7 @@ import numpy as np
 from bench.report.model import MB, Fit, HeldOut, Point, files_touched, fit, held_out, locate_bytes, table_drivers
 from bench.results import load
 from bench.results.contract import BASELINE_ROUTE, FILE_SIZE, HOTFIX, TABLE_GROWTH, UPDATE_SWEEP, Record
+from bench.results.schema import FileSizeUpdate, GrowthUpdate, HotfixUpdate, Reads, SweepUpdate
 
 # the update's drivers: the files it rewrites or marks, the partitions they lie in, the bytes in them, and the bytes
 # its search goes through
@@ -22,9 +23,9 @@ UNITS = {"files_touched": (1.0, "file touched"), "partitions_touched": (1.0, "pa
 DECISIVE = 0.90
 
 
-def mean_read(reads: dict) -> list[float]:
+def mean_read(reads: Reads | None) -> list[float]:
     """The dashboards' mean latency per repeat (Spark, the reference): one sample per warm repeat."""
-    series = [r.get("seconds") or [r["median"]] for r in (reads or {}).values() if "median" in r]
+    series = [q.seconds or [q.median] for q in (reads or {}).values() if q.median is not None]
     if not series:
         return []
     n = min(len(s) for s in series)
@@ -34,26 +35,35 @@ def mean_read(reads: dict) -> list[float]:
 def drivers_of(r: Record) -> dict[str, float] | None:
     """The drivers of a recorded update: files it touched, the partitions they lie in (where known), bytes in them,
     bytes of the table, bytes its route searched."""
-    x = r.info
-    out = None
+    out: dict[str, float] | None = None
+    if r.operation != "update":
+        return None
     if r.scenario == FILE_SIZE:  # one file per partition (settlement day) at every step
-        out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["bytes_in_touched_files"],
-               "table_bytes": x["table_bytes"], "partitions_touched": x.get("partitions_touched", x["files_touched"])}
-    elif r.scenario in (TABLE_GROWTH, UPDATE_SWEEP) and "files_touched" in x and x.get("files_total"):
-        per_file = x.get("file_bytes_mean") or (x.get("table_bytes_on_disk", 0) / x["files_total"])
-        out = {"files_touched": x["files_touched"], "bytes_in_touched_files": x["files_touched"] * per_file,
-               "table_bytes": per_file * x["files_total"]}
-        if "partitions_touched" in x:
-            out["partitions_touched"] = x["partitions_touched"]
-    else:
-        base = x.get("base") or {}
-        if r.scenario == HOTFIX and base.get("files"):
-            per_file = base["bytes"] / base["files"]
-            touched = x.get("files_touched") or table_drivers(base["files"], 1.0, x.get("rows_targeted", 0))["files_touched"]
-            out = {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base["bytes"],
-                   # recorded since the partition driver; before it, the days the scattered rows are expected to touch
-                   "partitions_touched": x.get("partitions_touched")
-                   or min(touched, files_touched(base.get("days") or base["files"], x.get("rows_targeted", 0)))}
+        step = r.view(FileSizeUpdate)
+        out = {"files_touched": step.files_touched, "bytes_in_touched_files": step.bytes_in_touched_files,
+               "table_bytes": step.table_bytes,
+               "partitions_touched": step.files_touched if step.partitions_touched is None else step.partitions_touched}
+    elif r.scenario in (TABLE_GROWTH, UPDATE_SWEEP):
+        point = r.view(GrowthUpdate) if r.scenario == TABLE_GROWTH else r.view(SweepUpdate)
+        if point.files_touched is None or not point.files_total:
+            return None
+        per_file = (point.file_bytes_mean if isinstance(point, GrowthUpdate) else None) \
+            or ((point.table_bytes_on_disk or 0) / point.files_total)
+        out = {"files_touched": point.files_touched, "bytes_in_touched_files": point.files_touched * per_file,
+               "table_bytes": per_file * point.files_total}
+        if point.partitions_touched is not None:
+            out["partitions_touched"] = point.partitions_touched
+    elif r.scenario == HOTFIX:
+        update = r.view(HotfixUpdate)
+        base = update.base
+        if not base or not base.files or base.bytes is None:
+            return None
+        per_file = base.bytes / base.files
+        touched = update.files_touched or table_drivers(base.files, 1.0, update.rows_targeted or 0)["files_touched"]
+        out = {"files_touched": touched, "bytes_in_touched_files": touched * per_file, "table_bytes": base.bytes,
+               # recorded since the partition driver; before it, the days the scattered rows are expected to touch
+               "partitions_touched": update.partitions_touched
+               or min(touched, files_touched(base.days or base.files, update.rows_targeted or 0))}
     if out is not None:
         out["locate_bytes"] = locate_bytes(r.route, out["table_bytes"], out["bytes_in_touched_files"])
     return out
@@ -61,8 +71,10 @@ def drivers_of(r: Record) -> dict[str, float] | None:
 
 def layout_of(r: Record) -> str:
     """``90 days x 4 files`` for an update of the payments table (its layout tells its points apart), else ''."""
-    base = r.get("base") or {}
-    return f"{base['days']} days x {base['files_per_day']} files" if base.get("days") else ""
+    if (r.scenario, r.operation) != (HOTFIX, "update"):
+        return ""
+    base = r.view(HotfixUpdate).base
+    return f"{base.days} days x {base.files_per_day} files" if base and base.days else ""
 
 
 @dataclass
@@ -101,12 +113,13 @@ def models(run: load.Run, route: str = BASELINE_ROUTE) -> dict[str, ConfigModel]
             continue
         if r.scenario == HOTFIX and r in main_hotfix:  # the layout its compaction record belongs to
             hotfix_drivers[r.config_id] = drivers
-        after = mean_read(r.get("reads_after"))
+        update = r.view(FileSizeUpdate) if r.scenario == FILE_SIZE else r.view(HotfixUpdate) if r.scenario == HOTFIX else None
+        after = mean_read(update.reads_after) if update else []
         if after:
             rd.setdefault(r.config_id, []).append(Point(drivers, after, label))
-        comp = r.get("compaction")
-        if r.scenario == FILE_SIZE and comp and comp.get("seconds") is not None:
-            c.setdefault(r.config_id, []).append(Point(drivers, [comp["seconds"]], label))
+        comp = update.compaction if isinstance(update, FileSizeUpdate) else None
+        if comp and comp.seconds is not None:
+            c.setdefault(r.config_id, []).append(Point(drivers, [comp.seconds], label))
     for r in run.records(HOTFIX, "compaction"):
         if r.config_id in hotfix_drivers:
             c.setdefault(r.config_id, []).append(Point(hotfix_drivers[r.config_id], r.seconds, HOTFIX))

@@ -24,7 +24,8 @@ from bench.exceptions import BadRecord
 # the scenarios' names and every record's typed shape live in ``bench.results.schema``; re-exported for its readers
 from bench.results.schema import (  # noqa: F401
     CONCURRENT_COMPACTION, DEGRADATION, DINNER_PEAK, FILE_SIZE, HOTFIX, KINDS, LAST_ROUND, LATE_ARRIVALS, MEMORY_FIELDS,
-    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, T, parse, required_and_optional)
+    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, T, Uncertainty, parse,
+    required_and_optional)
 
 SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
 REFERENCE_ENGINE = "spark"  # the engine that writes every table; its reads are the report's reference
@@ -175,6 +176,13 @@ class Record:
         if not measured:
             return {}
         return {f: max((m[f] for m in measured if m.get(f) is not None), default=None) for f in MEMORY_FIELDS}
+
+    @property
+    def spread(self) -> Uncertainty:
+        """The timing's median and its 95% interval, as recorded; for records made before that, from their rounds."""
+        from bench.core.uncertainty import describe
+
+        return parse(Uncertainty, self.info.get("uncertainty") or describe(self.seconds))
 
     def view(self, kind: type[T]) -> T:
         """The record's fields as their typed class (``bench.results.schema``): attributes, not string keys.

@@ -172,6 +172,7 @@ class Read:
 
 
 Reads = dict[str, Read]  # query name -> its reads
+TOTAL_REQUESTS = "total"  # an operation's ``requests`` (object-store requests by kind: GET, PUT, …) and their sum
 
 
 @dataclass(frozen=True)

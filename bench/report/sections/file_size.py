@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bench.core import uncertainty
 from bench.report import charts
 from bench.report.fitted import DECISIVE, UNITS, ConfigModel, mean_read, models, routes_of
 from bench.report.html_parts import img, note, table
@@ -17,6 +16,7 @@ from bench.report.model import MB, SEED_FIGURES, SEED_TABLE, UserTable, table_dr
 from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import FILE_SIZE
+from bench.results.schema import FileSizeUpdate
 
 
 def _interval(median: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
@@ -28,19 +28,21 @@ def _interval(median: float, low: float | None = None, high: float | None = None
 def steps_table(run: load.Run) -> pd.DataFrame:
     rows = []
     for r in run.records(FILE_SIZE):
-        figure = r.get("uncertainty") or uncertainty.describe(r.seconds)
-        rows.append({"file MB": float(f"{r['file_bytes_mean'] / MB:.3g}"),  # one column per step across layouts
-                     "configuration": r.config_id, "layout": layout_of(r),
-                     "update s [95% CI]": _interval(figure["median"], *(figure["ci95"] or ())),
-                     "median_s": figure["median"], "written": human_bytes(r["filesystem"]["bytes_added"]),
-                     "compaction s": f"{r['compaction']['seconds']:.2f}" if r.get("compaction") else "–",
-                     "read after s": f"{np.median(mean_read(r.get('reads_after'))):.3f}" if mean_read(r.get("reads_after")) else "–"})
+        step, figure = r.view(FileSizeUpdate), r.spread
+        median = figure.median if figure.median is not None else float(np.median(r.seconds))
+        after = mean_read(step.reads_after)
+        rows.append({"file MB": float(f"{step.file_bytes_mean / MB:.3g}"),  # one column per step across layouts
+                     "configuration": r.config_id, "layout": layout_of(step),
+                     "update s [95% CI]": _interval(median, *(figure.ci95 or ())),
+                     "median_s": median, "written": human_bytes(step.filesystem.bytes_added),
+                     "compaction s": f"{step.compaction.seconds:.2f}" if step.compaction and step.compaction.seconds is not None else "–",
+                     "read after s": f"{np.median(after):.3f}" if after else "–"})
     return pd.DataFrame(rows)
 
 
-def layout_of(r: load.Record) -> str:
+def layout_of(step: FileSizeUpdate) -> str:
     """Which files a step's update touches: ``2 of 4 files`` (runs with another layout are reported beside it)."""
-    return f"{r['files_touched']} of {r['files_total']} files"
+    return f"{step.files_touched} of {step.files_total} files"
 
 
 def ratios(run: load.Run, steps: pd.DataFrame) -> pd.DataFrame:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.core.uncertainty import describe
 from bench.report import charts
 from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
@@ -15,6 +14,7 @@ from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import HOTFIX, REFERENCE_ENGINE
+from bench.results.schema import TOTAL_REQUESTS, HotfixUpdate
 
 SCENARIO = HOTFIX
 READ_PHASE = {"update": "after", "compaction": "after_compaction"}
@@ -47,16 +47,17 @@ def per_route(labelled: list[tuple[str, load.Run]]) -> pd.DataFrame | None:
         return None
     rows = []
     for label, r in records:
-        summary = r.get("uncertainty") or describe(r.seconds)  # as recorded; older records: from their rounds
-        locate = r.get("locate") or {}
+        summary, update = r.spread, r.view(HotfixUpdate)
+        locate, requests = update.locate, update.requests
         rows.append({"configuration": r.config_id, "route": r.route, "storage": label,
-                     "median s [95% CI]": f"{summary['median']:.2f}" + (
-                         f" [{summary['ci95'][0]:.2f}, {summary['ci95'][1]:.2f}]" if summary["ci95"] else "") + f" (n={summary['n']})",
-                     "requests": f"{int((r.get('requests') or {}).get('total', 0)):,}" if r.get("requests") else "–",
-                     "files read / table": f"{locate.get('largest_scan_files', '?')}/{r.get('table_data_files', '?')}"
-                     if locate.get("scans") else "–",
-                     "bytes read": human_bytes(locate.get("bytes_read")) if locate else "–",
-                     "written": human_bytes((r.get("filesystem") or {}).get("bytes_added"))})
+                     "median s [95% CI]": f"{summary.median:.2f}" + (
+                         f" [{summary.ci95[0]:.2f}, {summary.ci95[1]:.2f}]" if summary.ci95 else "") + f" (n={summary.n})",
+                     "requests": f"{int(requests.get(TOTAL_REQUESTS, 0)):,}" if requests else "–",
+                     "files read / table": f"{locate.largest_scan_files if locate.largest_scan_files is not None else '?'}/"
+                                           f"{update.table_data_files if update.table_data_files is not None else '?'}"
+                     if locate and locate.scans else "–",
+                     "bytes read": human_bytes(locate.bytes_read) if locate else "–",
+                     "written": human_bytes(update.filesystem.bytes_added if update.filesystem else None)})
     return pd.DataFrame(rows).sort_values(["configuration", "route", "storage"], kind="stable")
 
 
