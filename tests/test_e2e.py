@@ -643,3 +643,39 @@ def test_the_memory_search_records_the_memory_each_configuration_needs_on_both_t
         attempt = x["attempts"][0]
         assert attempt["completed"] and attempt["rows_changed_verified"] == x["rows_targeted"]
         assert attempt["memory"]["jvm_rss_peak_bytes"] > 0
+
+
+def _same_where_declared(view, raw, where: str) -> None:
+    """Every value the typed view declares equals the recorded one, nested parts included."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(view):
+        names = {f.name for f in dataclasses.fields(view)}
+        for key, value in (raw or {}).items():
+            if key in names:
+                _same_where_declared(getattr(view, key), value, f"{where}.{key}")
+    elif isinstance(view, list):
+        assert len(view) == len(raw), where
+        for i, (a, b) in enumerate(zip(view, raw)):
+            _same_where_declared(a, b, f"{where}[{i}]")
+    elif isinstance(view, dict):
+        assert view.keys() == raw.keys(), where
+        for key in raw:
+            _same_where_declared(view[key], raw[key], f"{where}.{key}")
+    else:
+        assert view == raw, (where, view, raw)
+
+
+def test_every_record_of_the_tiny_run_reads_as_its_typed_class(tiny_run):
+    """The report reads records through ``Record.view``: every scenario's record, nested parts included, comes back
+    field for field from the classes in bench/results/schema.py."""
+    from bench.results import schema
+
+    kinds = set()
+    for b in tiny_run["json"]["benchmarks"]:
+        x = b["extra_info"]
+        kind = schema.KINDS[(x["scenario"], x["operation"])]
+        _same_where_declared(schema.parse(kind, x), x, b["name"])
+        kinds.add(kind)
+    assert {schema.HotfixUpdate, schema.FileSizeUpdate, schema.DinnerPeakSequence, schema.SettlementsSequence,
+            schema.DegradationSequence, schema.MemorySearch, schema.WritersRace} <= kinds

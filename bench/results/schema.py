@@ -76,6 +76,7 @@ class MetaChanges:
     bytes_removed: int | None = None
     rows_changed: int | None = None
     commits: int | None = None
+    raw: list[dict[str, Any]] = field(default_factory=list)  # each commit's own summary, as the format wrote it
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class Scan:
     data_files_skipped: int | None = None
     data_bytes_planned: int | None = None
     delete_files_planned: int | None = None
+    bytes_of_files_read: int | None = None
+    file_splits_read: int | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,11 @@ class Locate:
     largest_scan_files: int | None = None
     bytes_read: int | None = None
     data_files_skipped: int | None = None
+    # Delta's own count of what its statistics skipped (its commit's operation metrics)
+    target_files_before_skipping: int | None = None
+    target_files_after_skipping: int | None = None
+    target_bytes_before_skipping: int | None = None
+    target_bytes_after_skipping: int | None = None
 
 
 @dataclass(frozen=True)
@@ -137,8 +145,11 @@ class Anatomy:
 
 @dataclass(frozen=True)
 class LiveFiles:
+    """The files a table's current snapshot holds."""
+
     data_files: int | None = None
     delete_files: int | None = None
+    data_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -291,14 +302,6 @@ class HotfixCompaction:
 
 
 @dataclass(frozen=True)
-class StepCompaction:
-    """A file-size step's compaction (merge-on-read), timed once."""
-
-    seconds: float | None = None
-    filesystem: FileChanges | None = None
-
-
-@dataclass(frozen=True)
 class FileSizeUpdate:
     """(file_size, update): the same update on files of one size (one step of the file-size scenario)."""
 
@@ -314,7 +317,7 @@ class FileSizeUpdate:
     rounds: list[Round]
     reads_before: Reads
     reads_after: Reads
-    compaction: StepCompaction | None
+    compaction: Compaction | None
     reads_after_compaction: Reads | None
     workspace_bytes: int
     workspace_peak_bytes: int
@@ -385,19 +388,40 @@ class GrowthUpdate:
 
 
 @dataclass(frozen=True)
+class ReadOptimized:
+    """Hudi merge-on-read's read-optimized view after a write: how many of the batch's rows it does not show yet."""
+
+    seconds: float | None = None
+    rows_not_yet_visible: int | None = None
+    rows_in_batch: int | None = None
+    engines: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class DegradationStep:
     """One write of the degradation sequence: the read after it, and what the table holds then."""
 
     batch: int | None = None
+    update_s: float | None = None
     read_s: float | None = None
+    read: Read | None = None
     live_files: LiveFiles | None = None
+    table_bytes_on_disk: int | None = None
+    bytes_added: int | None = None
     memory: Memory | None = None
+    read_optimized: ReadOptimized | None = None
 
 
 @dataclass(frozen=True)
 class Recovery:
+    """The degradation's compaction, and the read after it against the start and the last batch."""
+
     compaction_s: float | None = None
-    read_after_s: float | None = None
+    read_after_compaction_s: float | None = None
+    recovery_vs_start: float | None = None
+    recovery_vs_last_batch: float | None = None
+    live_files_after: LiveFiles | None = None
+    skipped: str | None = None  # why there was no compaction (copy-on-write has none)
 
 
 @dataclass(frozen=True)
@@ -417,17 +441,35 @@ class UpsertBatch:
 
     batch: int | None = None
     upsert_s: float | None = None
+    rows: int | None = None
+    rows_updated: int | None = None
     read_s: float | None = None
+    reads: Reads = field(default_factory=dict)
     bytes_added: int | None = None
+    files_added: int | None = None
+    metadata: MetaChanges | None = None
     live_files: LiveFiles | None = None
+    table_bytes_on_disk: int | None = None
     locate: Locate | None = None
     memory: Memory | None = None
+    read_optimized: ReadOptimized | None = None
 
 
 @dataclass(frozen=True)
-class SequenceCompaction:
+class Compaction:
+    """A compaction timed once (merge-on-read): after a file-size step's update, or ending a sequence of writes."""
+
     seconds: float | None = None
-    read_after_s: float | None = None
+    live_files_before: LiveFiles | None = None
+    live_files_after: LiveFiles | None = None
+    filesystem: FileChanges | None = None
+    metadata: MetaChanges | None = None
+    table_bytes_on_disk: int | None = None
+    locate: Locate | None = None
+    memory: Memory | None = None
+    reads_after: Reads = field(default_factory=dict)
+    read_optimized_after: ReadOptimized | None = None
+    skipped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -439,7 +481,7 @@ class DinnerPeakSequence:
     upsert_p95_s: Number
     upsert_max_s: Number
     degradation_rate: Number
-    compaction: SequenceCompaction | None
+    compaction: Compaction | None
     row_count: int
     rows_changed_verified: int
     route: str | None = None
@@ -449,13 +491,27 @@ class DinnerPeakSequence:
 class Adjustment:
     """One settlement adjustment batch (an update of a few rows)."""
 
+    batch: int | None = None
     seconds: float | None = None
     filesystem: FileChanges | None = None
+    metadata: MetaChanges | None = None
     files_touched: int | None = None
+    table_bytes_on_disk: int | None = None
     locate: Locate | None = None
     locate_full_scan: bool | None = None
     requests: dict[str, int] | None = None
     memory: Memory | None = None
+
+
+@dataclass(frozen=True)
+class MonthOfReads:
+    """The settlements' reads over a month: their total, and each query's times."""
+
+    total_s: float | None = None
+    reads: int | None = None
+    per_query_s: dict[str, list[float]] = field(default_factory=dict)
+    per_query_mean_s: dict[str, float] = field(default_factory=dict)
+    engines: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -467,8 +523,8 @@ class SettlementsSequence:
     write_bytes_total: int
     read_total_s: Number
     read_total_pristine_s: Number
-    reads: Reads
-    reads_pristine: Reads
+    reads: MonthOfReads
+    reads_pristine: MonthOfReads
     per_read_overhead_s: dict[str, float]
     mean_read_overhead_s: Number
     mean_read_overhead_by_engine_s: dict[str, float]
