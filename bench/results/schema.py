@@ -79,6 +79,9 @@ class MetaChanges:
     raw: list[dict[str, Any]] = field(default_factory=list)  # each commit's own summary, as the format wrote it
 
 
+LOG_RECORDS_WRITTEN = "log_records_written"  # in a Hudi commit's summary (``MetaChanges.raw``): rows its log files took
+
+
 @dataclass(frozen=True)
 class Scan:
     """One table scan of the plan that found the rows (``bench.measure.locate``)."""

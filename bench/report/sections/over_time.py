@@ -12,27 +12,35 @@ from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
-from bench.results.contract import DEGRADATION, DINNER_PEAK
+from bench.results.contract import DEGRADATION, DINNER_PEAK, Record
+from bench.results.schema import LOG_RECORDS_WRITTEN, DegradationSequence, DinnerPeakSequence
 
 
 def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
     """Read latency against un-compacted batches (dinner peak, degradation), rates, recovery, staleness."""
     rows, rates, extras = [], {}, []
-    for x in [r.info for r in run.records(DINNER_PEAK) + run.records(DEGRADATION)]:
-        start = [{"batch": 0, "read_s": x["read_before_s"]}] if "read_before_s" in x else []
-        for step in start + (x.get("series") or []):
-            rows.append({"config_id": x["config_id"], "scenario": x["scenario"], "batch": step["batch"], "read_s": step["read_s"]})
-        rates[f"{x['scenario']}:{x['config_id']}"] = x.get("degradation_rate", 0.0)
-        rec, comp = x.get("recovery") or {}, x.get("compaction") or {}
-        ro = [s["read_optimized"] for s in x.get("series") or [] if "read_optimized" in s]
-        extras.append({"scenario": x["scenario"], "configuration": x["config_id"],
-                       "degradation rate": f"{x.get('degradation_rate', 0):+.1%}",
-                       "upsert p50 / p95 / max s": (f"{x['upsert_p50_s']:.2f} / {x['upsert_p95_s']:.2f} / {x['upsert_max_s']:.2f}"
-                                                    if "upsert_p50_s" in x else "–"),
-                       "compaction s": f"{rec.get('compaction_s', comp.get('seconds', float('nan'))):.2f}"
-                       if (rec.get("compaction_s") or comp.get("seconds")) else (rec.get("skipped") or comp.get("skipped") or "–")[:60],
-                       "recovery (read after compaction / before)": f"{rec['recovery_vs_start']:.2f}x" if "recovery_vs_start" in rec else "–",
-                       "read-optimized rows not yet visible": f"{sum(r['rows_not_yet_visible'] for r in ro)} of {sum(r['rows_in_batch'] for r in ro)}" if ro else "–"})
+    sequences: list[tuple[Record, DinnerPeakSequence | DegradationSequence]] = \
+        [(r, r.view(DinnerPeakSequence)) for r in run.records(DINNER_PEAK)] + \
+        [(r, r.view(DegradationSequence)) for r in run.records(DEGRADATION)]
+    for r, x in sequences:
+        steps: list[tuple[int | None, float | None]] = [(s.batch, s.read_s) for s in x.series]
+        if isinstance(x, DegradationSequence):
+            steps.insert(0, (0, x.read_before_s))
+        rows += [{"config_id": r.config_id, "scenario": r.scenario, "batch": batch, "read_s": read_s} for batch, read_s in steps]
+        rates[f"{r.scenario}:{r.config_id}"] = x.degradation_rate or 0.0
+        compaction_s, skipped = (x.recovery.compaction_s, x.recovery.skipped) if isinstance(x, DegradationSequence) else \
+            ((x.compaction.seconds, x.compaction.skipped) if x.compaction else (None, None))
+        ro = [s.read_optimized for s in x.series if s.read_optimized is not None]
+        peak = x if isinstance(x, DinnerPeakSequence) else None
+        recovery = x.recovery.recovery_vs_start if isinstance(x, DegradationSequence) else None
+        extras.append({"scenario": r.scenario, "configuration": r.config_id,
+                       "degradation rate": f"{x.degradation_rate or 0:+.1%}",
+                       "upsert p50 / p95 / max s": (f"{peak.upsert_p50_s:.2f} / {peak.upsert_p95_s:.2f} / {peak.upsert_max_s:.2f}"
+                                                    if peak else "–"),
+                       "compaction s": f"{compaction_s:.2f}" if compaction_s else (skipped or "–")[:60],
+                       "recovery (read after compaction / before)": f"{recovery:.2f}x" if recovery is not None else "–",
+                       "read-optimized rows not yet visible":
+                           f"{sum(v.rows_not_yet_visible or 0 for v in ro)} of {sum(v.rows_in_batch or 0 for v in ro)}" if ro else "–"})
     if not rows:
         return _note("No sequence scenario (dinner peak / degradation) in these runs: run "
                      "scenarios/test_degradation.py or test_dinner_peak.py to draw the curve."), {}
@@ -50,13 +58,14 @@ def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
 
 def read_optimized_staleness(run: load.Run) -> dict[str, float] | None:
     """Hudi MoR in the dinner peak: updated rows the read-optimized view missed before and after compaction."""
-    for x in [r.info for r in run.records(DINNER_PEAK)]:
-        steps = [s for s in x.get("series") or [] if "read_optimized" in s]
-        after = (x.get("compaction") or {}).get("read_optimized_after")
-        if x.get("scenario") == DINNER_PEAK and steps and after:
-            return {"updated": sum(s.get("rows_updated", 0) for s in steps),
-                    "in_logs": sum(c.get("log_records_written", 0) for s in steps for c in s["metadata"].get("raw") or []),
-                    "not_visible": sum(s["read_optimized"]["rows_not_yet_visible"] for s in steps),
-                    "not_visible_after": after["rows_not_yet_visible"],
-                    "ro_s": sum(s["read_optimized"]["seconds"] for s in steps) / len(steps)}
+    for r in run.records(DINNER_PEAK):
+        x = r.view(DinnerPeakSequence)
+        steps = [s for s in x.series if s.read_optimized is not None]
+        after = x.compaction.read_optimized_after if x.compaction else None
+        if steps and after:
+            return {"updated": sum(s.rows_updated or 0 for s in steps),
+                    "in_logs": sum(int(c.get(LOG_RECORDS_WRITTEN, 0)) for s in steps for c in (s.metadata.raw if s.metadata else [])),
+                    "not_visible": sum(s.read_optimized.rows_not_yet_visible or 0 for s in steps if s.read_optimized),
+                    "not_visible_after": after.rows_not_yet_visible or 0,
+                    "ro_s": sum(s.read_optimized.seconds or 0.0 for s in steps if s.read_optimized) / len(steps)}
     return None
