@@ -17,6 +17,7 @@ import numpy as np
 
 from bench.results import load
 from bench.results.contract import TABLE_GROWTH
+from bench.results.schema import GrowthUpdate
 
 SEED_FILES, SEED_ROWS, SEED_ROWS_PER_FILE = 4800, 1200, 32000  # the `seed` preset: ~1.25 MB files, ~6 GB
 SEED_FIGURES = {"copy-on-write": "6 GB written in 8 minutes", "merge-on-read": "4 MB in 12 seconds, reads +80 ms"}
@@ -67,17 +68,17 @@ def _power_fit(files: list[int], values: list[float], at: float) -> float:
 
 
 def growth_of(run: load.Run) -> list[Growth]:
-    points: dict[str, list[dict]] = {}
+    points: dict[str, list[tuple[GrowthUpdate, list[float]]]] = {}
     for r in run.records(TABLE_GROWTH):
-        points.setdefault(r.config_id, []).append({**r.info, "data": r.seconds})
+        points.setdefault(r.config_id, []).append((r.view(GrowthUpdate), r.seconds))
     out = []
     matrix = run.matrix
     for config_id, xs in points.items():
-        xs.sort(key=lambda x: x["files_total"])
-        out.append(Growth(config_id, [x["files_total"] for x in xs], [x["data"] for x in xs],
-                          [x["filesystem"]["bytes_added"] for x in xs], [x["files_touched"] for x in xs],
-                          xs[-1]["rows_targeted"], int(xs[-1]["rows_total"] / xs[-1]["files_total"]),
-                          not matrix.merges_on_read(config_id)))
+        xs.sort(key=lambda x: x[0].files_total)
+        last = xs[-1][0]
+        out.append(Growth(config_id, [x.files_total for x, _ in xs], [seconds for _, seconds in xs],
+                          [x.filesystem.bytes_added or 0 for x, _ in xs], [x.files_touched for x, _ in xs],
+                          last.rows_targeted, int(last.rows_total / last.files_total), not matrix.merges_on_read(config_id)))
     return out
 
 

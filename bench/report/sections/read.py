@@ -14,6 +14,7 @@ from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import SETTLEMENTS
+from bench.results.schema import SettlementsSequence
 
 
 def section_read(reads: pd.DataFrame, out: Path) -> str:
@@ -38,12 +39,13 @@ def section_read(reads: pd.DataFrame, out: Path) -> str:
 
 def section_settlements(run: load.Run) -> str:
     rows = []
-    for x in [r.info for r in run.records(SETTLEMENTS)]:
-        rows.append({"configuration": x["config_id"], "adjustment batches": len(x["writes"]),
-                         "write total s": f"{x['write_total_s']:.2f}", "bytes written": human_bytes(x["write_bytes_total"]),
-                         "reads": x["reads"]["reads"], "read total s": f"{x['read_total_s']:.2f}",
-                         "same reads before any adjustment s": f"{x['read_total_pristine_s']:.2f}",
-                         "mean per-read overhead": f"{x['mean_read_overhead_s'] * 1000:+.0f} ms"})
+    for r in run.records(SETTLEMENTS):
+        x = r.view(SettlementsSequence)
+        rows.append({"configuration": r.config_id, "adjustment batches": len(x.writes),
+                     "write total s": f"{x.write_total_s:.2f}", "bytes written": human_bytes(x.write_bytes_total),
+                     "reads": x.reads.reads, "read total s": f"{x.read_total_s:.2f}",
+                     "same reads before any adjustment s": f"{x.read_total_pristine_s:.2f}",
+                     "mean per-read overhead": f"{x.mean_read_overhead_s * 1000:+.0f} ms"})
     if not rows:
         return ""
     return "<h3>Monthly settlements: few writes, many reads</h3>" + _table(pd.DataFrame(rows)) + _note(

@@ -15,6 +15,7 @@ from bench.report.html_parts import table as _table
 from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import HOTFIX, UPDATE_SWEEP
+from bench.results.schema import SweepUpdate
 
 
 def _samples(run: load.Run, operation: str) -> pd.DataFrame:
@@ -99,9 +100,9 @@ def section_sweep(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     sweep = ops[ops.scenario == UPDATE_SWEEP]
     if sweep.empty:
         return ""
-    meta = {(r.config_id, r.param): r.info for r in run.records(UPDATE_SWEEP)}
-    sweep = sweep.assign(rows_fraction=[meta[(c, p)]["rows_fraction"] for c, p in zip(sweep.config_id, sweep.param)],
-                         files_touched=[meta[(c, p)]["files_touched"] for c, p in zip(sweep.config_id, sweep.param)])
+    meta = {(r.config_id, r.param): r.view(SweepUpdate) for r in run.records(UPDATE_SWEEP)}
+    sweep = sweep.assign(rows_fraction=[meta[(c, p)].rows_fraction for c, p in zip(sweep.config_id, sweep.param)],
+                         files_touched=[meta[(c, p)].files_touched for c, p in zip(sweep.config_id, sweep.param)])
     fractions = sweep[sweep.param.str.endswith("pct")]
     parts = [_img(charts.series(fractions.rename(columns={"median_s": "seconds"}), "rows_fraction", "seconds",
                                 "Update latency vs share of rows updated (scattered)", "share of rows updated", "seconds", logx=True),
