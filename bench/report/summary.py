@@ -9,6 +9,7 @@ import pandas as pd
 from bench.core.ledger import describe
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, REFERENCE_ENGINE
+from bench.results.schema import FileSizeUpdate, HotfixUpdate
 
 
 def human_bytes(n: float | None) -> str:
@@ -58,13 +59,13 @@ def _route_order(r: load.Record) -> tuple:
 
 
 def _route_line(r: load.Record) -> str:
-    locate = r.get("locate") or {}
-    files = f"{locate.get('largest_scan_files', 0)}/{r.get('table_data_files', '?')}" if locate.get("scans") else \
-        f"-/{r.get('table_data_files', '?')}"
-    full = {True: "yes", False: "no", None: "-"}[r.get("locate_full_scan")]
+    update = r.view(HotfixUpdate) if r.scenario == HOTFIX else r.view(FileSizeUpdate)
+    locate, table_files = update.locate, update.table_data_files if update.table_data_files is not None else "?"
+    files = f"{locate.largest_scan_files or 0}/{table_files}" if locate and locate.scans else f"-/{table_files}"
+    full = {True: "yes", False: "no", None: "-"}[update.locate_full_scan]
     return (f"{r.config_id:<13} {(r.param or '-'):<10} {r.route:<7} {statistics.median(r.seconds):>9.2f} {files:>11} "
-            f"{human_bytes(locate.get('bytes_read')):>10} {human_bytes((r.get('filesystem') or {}).get('bytes_added')):>9} "
-            f"{human_bytes(r.memory.get('jvm_rss_peak_bytes')):>9}  {full}")
+            f"{human_bytes(locate.bytes_read if locate else None):>10} {human_bytes(update.filesystem.bytes_added):>9} "
+            f"{human_bytes(r.peak_memory.jvm_rss_peak_bytes):>9}  {full}")
 
 
 def text_summary(run: load.Run) -> str:

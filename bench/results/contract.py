@@ -24,7 +24,7 @@ from bench.exceptions import BadRecord
 # the scenarios' names and every record's typed shape live in ``bench.results.schema``; re-exported for its readers
 from bench.results.schema import (  # noqa: F401
     CONCURRENT_COMPACTION, DEGRADATION, DINNER_PEAK, FILE_SIZE, HOTFIX, KINDS, LAST_ROUND, LATE_ARRIVALS, MEMORY_FIELDS,
-    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, T, Uncertainty, parse,
+    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, Memory, T, Uncertainty, parse,
     required_and_optional)
 
 SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
@@ -193,6 +193,11 @@ class Record:
         if KINDS.get((self.scenario, self.operation)) is not kind:
             raise TypeError(f"{self.name}: a ({self.scenario}, {self.operation}) record is not a {kind.__name__}")
         return parse(kind, self.info)
+
+    @property
+    def peak_memory(self) -> Memory:
+        """``memory`` as its typed class (every field None for runs recorded before memory was)."""
+        return parse(Memory, self.memory)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.info.get(key, default)

@@ -16,6 +16,7 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
 from bench.results.contract import DEGRADATION, DINNER_PEAK, HOTFIX, SETTLEMENTS
+from bench.results.schema import DegradationSequence, DinnerPeakSequence, SettlementsSequence
 
 
 def _format_facts(formats: dict) -> list[tuple[str, str]]:
@@ -113,17 +114,14 @@ def verdicts(run: load.Run, ops: pd.DataFrame, costs: dict[str, Costs]) -> list[
     if costs:
         out.append({"scenario": "payments hotfix", "question": "fastest dashboard after the update",
                     "answer": min(costs.values(), key=lambda c: c.read_s).config_id})
-    infos = [r.info for r in run.records()]
-    peak = [x for x in infos if x.get("scenario") == DINNER_PEAK]
+    peak = [(r.config_id, r.view(DinnerPeakSequence).upsert_p95_s) for r in run.records(DINNER_PEAK)]
     if peak:
-        out.append({"scenario": "dinner peak", "question": "lowest p95 upsert latency",
-                    "answer": min(peak, key=lambda x: x["upsert_p95_s"])["config_id"]})
-    settle = [x for x in infos if x.get("scenario") == SETTLEMENTS]
+        out.append({"scenario": "dinner peak", "question": "lowest p95 upsert latency", "answer": min(peak, key=lambda x: x[1])[0]})
+    settle = [(r.config_id, (s := r.view(SettlementsSequence)).write_total_s + s.read_total_s) for r in run.records(SETTLEMENTS)]
     if settle:
         out.append({"scenario": "monthly settlements", "question": "lowest total cost (writes + reads)",
-                    "answer": min(settle, key=lambda x: x["write_total_s"] + x["read_total_s"])["config_id"]})
-    degr = [x for x in infos if x.get("scenario") == DEGRADATION]
+                    "answer": min(settle, key=lambda x: x[1])[0]})
+    degr = [(r.config_id, r.view(DegradationSequence).degradation_rate) for r in run.records(DEGRADATION)]
     if degr:
-        out.append({"scenario": DEGRADATION, "question": "slowest read degradation",
-                    "answer": min(degr, key=lambda x: x["degradation_rate"])["config_id"]})
+        out.append({"scenario": DEGRADATION, "question": "slowest read degradation", "answer": min(degr, key=lambda x: x[1])[0]})
     return out
