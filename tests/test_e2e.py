@@ -649,11 +649,13 @@ def _same_where_declared(view, raw, where: str) -> None:
     """Every value the typed view declares equals the recorded one, nested parts included."""
     import dataclasses
 
+    from bench.results import schema
+
     if dataclasses.is_dataclass(view):
-        names = {f.name for f in dataclasses.fields(view)}
+        names = {schema.key(f): f.name for f in dataclasses.fields(view)}
         for key, value in (raw or {}).items():
             if key in names:
-                _same_where_declared(getattr(view, key), value, f"{where}.{key}")
+                _same_where_declared(getattr(view, names[key]), value, f"{where}.{key}")
     elif isinstance(view, list):
         assert len(view) == len(raw), where
         for i, (a, b) in enumerate(zip(view, raw)):

@@ -158,6 +158,11 @@ class Record:
         return self.info.get("route") or BASELINE_ROUTE
 
     @property
+    def answers_verified(self) -> bool:
+        """Every answer of the operation was checked (a record is only written after its scenario checked them)."""
+        return bool(self.info.get("answers_verified"))
+
+    @property
     def measured(self) -> bool:
         """Timed and recorded; a test that failed after its timed rounds has a name and stats but no header."""
         return bool(self.info.get("config_id"))

@@ -538,19 +538,63 @@ class SettlementsSequence:
 
 
 @dataclass(frozen=True)
+class LateStrategy:
+    """One way of applying a late batch: what it cost and how many late rows went back in time."""
+
+    strategy: str | None = None
+    source: str | None = None
+    seconds: float | None = None
+    rows_late: int | None = None
+    rows_back_in_time: int | None = None
+    rows_kept_current: int | None = None
+    loses_data: bool | None = None
+    filesystem: FileChanges | None = None
+    metadata: MetaChanges | None = None
+    memory: Memory | None = None
+    skipped: str | None = None  # why this configuration has no such strategy
+
+
+UPSERT, GUARDED_MERGE = "upsert", "guarded_merge"  # the late-arrivals strategies by name
+
+
+@dataclass(frozen=True)
 class LateArrivalsSequence:
     """(late_arrivals, sequence): late, out-of-order rows upserted per strategy."""
 
-    strategies: dict[str, dict[str, Any]]
+    strategies: dict[str, LateStrategy]
     ordering_field: str
+
+
+@dataclass(frozen=True)
+class RacingBatch:
+    """One upsert batch of the concurrent-compaction scenario."""
+
+    batch: int | None = None
+    concurrent: bool | None = None
+    attempts: int | None = None
+    conflicts: list[Any] = field(default_factory=list)
+    seconds: float | None = None
+    committed: bool | None = None
+
+
+@dataclass(frozen=True)
+class RacingCompaction:
+    """One compaction attempt racing the upserts: committed, lost to a conflict (its class), or not applicable."""
+
+    committed: bool = False
+    not_applicable: str | None = None
+    conflict_class: str | None = field(default=None, metadata={"key": "class"})  # the exception that lost it
+    root_cause: str | None = None
+    seconds: float | None = None
+    operations_since_start: int | None = None
 
 
 @dataclass(frozen=True)
 class ConcurrentCompactionSequence:
     """(concurrent_compaction, sequence): upserts with a compaction racing them."""
 
-    batches: list[dict[str, Any]]
-    compactions: list[dict[str, Any]]
+    batches: list[RacingBatch]
+    compactions: list[RacingCompaction]
     commits_attempted: int
     commits_succeeded: int
     commits_failed_by_conflict: int
@@ -697,8 +741,13 @@ def parse(kind: type[T], value: Any) -> T:
     Keys the class does not declare are left out (the header, for a record)."""
     hints = _hints(kind)  # type: ignore[arg-type]  # a class is hashable
     data = value if isinstance(value, dict) else {}
-    return kind(**{f.name: _convert(hints[f.name], data[f.name]) if f.name in data else _default(f)
+    return kind(**{f.name: _convert(hints[f.name], data[key(f)]) if key(f) in data else _default(f)
                    for f in dataclasses.fields(kind)})  # type: ignore[arg-type]
+
+
+def key(f: dataclasses.Field) -> str:
+    """The key a field has in the record: its name, or the one it must be spelled by (``class`` is Python's)."""
+    return f.metadata.get("key", f.name)
 
 
 def _convert(tp: Any, raw: Any) -> Any:
@@ -748,5 +797,5 @@ def required_and_optional(kind: type) -> tuple[dict[str, Any], dict[str, Any]]:
     optional: dict[str, Any] = {}
     for f in dataclasses.fields(kind):
         no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        (required if no_default else optional)[f.name] = runtime_type(hints[f.name])
+        (required if no_default else optional)[key(f)] = runtime_type(hints[f.name])
     return required, optional
