@@ -11,12 +11,17 @@ share of resamples (each state's read repeats drawn again) in which ``k*`` is ch
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from bench.report import charts
 from bench.report.confidence import DECISIVE
+from bench.report.html_parts import img, note, table
 from bench.results.contract import DEGRADATION, Record, Run
+from bench.results.schema import DegradationSequence
 
 RESAMPLES = 1000
 
@@ -44,27 +49,26 @@ def costs(write_s: float, reads: list[float], compaction_s: float, reads_per_wri
     return [write_s + reads_per_write * cumulative[k - 1] / k + compaction_s / k for k in range(1, len(reads) + 1)]
 
 
-def _states(r: Record) -> tuple[list[float], list[list[float]]] | None:
+def _states(x: DegradationSequence) -> tuple[list[float], list[list[float]]] | None:
     """Each state's median read and its repeats: compacted (the read after compaction, else the one before the
     writes), then after each write."""
-    recovery = r.get("recovery") or {}
-    series = r.get("series") or []
-    if "compaction_s" not in recovery or not series:
+    if x.recovery.compaction_s is None or not x.series:
         return None
-    start = recovery.get("read_after_compaction_s") or r.get("read_before_s")
-    medians = [float(start)] + [float(s["read_s"]) for s in series]
-    repeats = [[float(start)]] + [list((s.get("read") or {}).get("seconds") or [s["read_s"]]) for s in series]
+    start = x.recovery.read_after_compaction_s or x.read_before_s
+    medians = [float(start)] + [float(s.read_s or 0.0) for s in x.series]
+    repeats = [[float(start)]] + [list((s.read.seconds if s.read else None) or [s.read_s or 0.0]) for s in x.series]
     return medians, repeats
 
 
 def cadence(r: Record, reads_per_write: float, seed: int = 0) -> Cadence | None:
-    states = _states(r)
+    x = r.view(DegradationSequence)
+    states = _states(x)
     if states is None:
         return None
     medians, repeats = states
-    series = r.get("series") or []
-    write_s = float(np.median([s["update_s"] for s in series]))
-    compaction_s = float(r["recovery"]["compaction_s"])
+    series = x.series
+    write_s = float(np.median([s.update_s or 0.0 for s in series]))
+    compaction_s = float(x.recovery.compaction_s or 0.0)
     curve = costs(write_s, medians[:-1], compaction_s, reads_per_write)  # k writes read states 0 … k-1
     best = int(np.argmin(curve)) + 1
     rng = np.random.default_rng(seed)
@@ -89,13 +93,6 @@ def cadences(run: Run, reads_per_write: float) -> list[Cadence]:
 def section(run: Run, workloads: list[tuple[str, float]], out) -> str:
     """The cadence per merge-on-read configuration and workload (``(name, reads per write)``), and the cost curve of
     the first workload."""
-    import html
-
-    import pandas as pd
-
-    from bench.report import charts
-    from bench.report.html_parts import img, note, table
-
     rows, curves = [], []
     for name, reads_per_write in workloads:
         for c in cadences(run, reads_per_write):
