@@ -663,6 +663,57 @@ class MemorySearch:
 
 
 @dataclass(frozen=True)
+class Setting:
+    """A setting the run made, with the documentation it was checked against."""
+
+    scope: str | None = None
+    key: str | None = None
+    value: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Coordination:
+    """How several writers were coordinated: their kind, the concurrency control, the retry and the settings."""
+
+    kind: str | None = None
+    control: str | None = None
+    retry: str | None = None
+    settings: list[Setting] = field(default_factory=list)
+    servers: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InvariantCheck:
+    ok: bool | None = None
+    evidence: list[Any] = field(default_factory=list)
+    violations: list[Any] = field(default_factory=list)
+    increments_lost_to_the_merge_rule: int | None = None
+
+
+ONCE = "each_acknowledged_batch_once"  # the invariant whose check counts increments lost to a merge rule
+READS = "reads"  # an engine's ``read`` where it could read the table
+
+
+@dataclass(frozen=True)
+class EngineChecks:
+    """The invariants as one engine read the table after the race (``read`` says whether it could)."""
+
+    read: str | None = None
+    checks: dict[str, InvariantCheck] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invariants:
+    engines: dict[str, EngineChecks] = field(default_factory=dict)
+    history: Any = None
+    last_service: Any = None
+    violations: list[Any] = field(default_factory=list)
+    rule: str | None = None
+    evidence: Any = None
+
+
+@dataclass(frozen=True)
 class WritersRace:
     """(several_writers, race): N writers racing on one table, and the invariants checked after."""
 
@@ -670,7 +721,7 @@ class WritersRace:
     overlap: str
     kind: str
     control: str
-    coordination: dict[str, Any]
+    coordination: Coordination
     per_writer: list[dict[str, Any]]
     batches: list[dict[str, Any]]
     batches_attempted: int
@@ -689,15 +740,15 @@ class WritersRace:
     services_committed: int
     services_failed: int
     writer_errors: list[Any]
-    invariants: dict[str, Any]
-    violations: list[Any]
+    invariants: Invariants
+    violations: list[str]
     keys_touched: int
     keys_deleted: int
     # (optional: runs recorded before repeated races and the writer pool lack them; the scenario always writes them)
     writers_started: int | None = None
     races: int | None = None
     committed_rows_per_s_by_race: list[float] | None = None
-    committed_rows_per_s_uncertainty: dict[str, Any] | None = None
+    committed_rows_per_s_uncertainty: Uncertainty | None = None
     conflicts_by_race: list[int] | None = None
     evidence: list[str] | None = None  # the folders where races that broke an invariant left their table
     failure_causes: dict[str, int] | None = None  # failed attempts by cause, as the format words it

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from bench.core.uncertainty import describe
 from bench.report.sections import writers
-from bench.results.contract import SPECS, header, record
+from bench.results.contract import SPECS, Record, header, record
 
 
 def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2, rates=(0.4, 0.5, 0.6),
@@ -26,7 +26,7 @@ def _race(config_id, control, kind, conflicts, violations, overlap="shared_files
               "races": 3, "committed_rows_per_s_by_race": rates, "conflicts_by_race": [conflicts, 0, 0],
               "committed_rows_per_s_uncertainty": describe(rates), "evidence": list(evidence)}
     head = header("several_writers", "race", config_id, config_id.split("-")[0], config_id.split("-")[1], "tiny", 42, [])
-    return SimpleNamespace(info=record("several_writers", "race", head, fields))
+    return Record("race", "race", {}, record("several_writers", "race", head, fields))
 
 
 def _run(*races):

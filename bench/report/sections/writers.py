@@ -8,7 +8,10 @@ from bench.core import uncertainty
 from bench.report import charts
 from bench.report.html_parts import img, note, table
 from bench.results import load
-from bench.results.contract import SEVERAL_WRITERS
+from bench.results.contract import REFERENCE_ENGINE, SEVERAL_WRITERS, Record
+from bench.results.schema import ONCE, READS, Uncertainty, WritersRace, parse
+
+HUDI_CLEAN_AUTOMATIC = "hoodie.clean.automatic"  # whether each writer cleans after its commits (Hudi's default: yes)
 
 ONEHOUSE = "cowmor seeds: the Onehouse deep dive on merge-on-read and concurrency control"
 
@@ -16,59 +19,61 @@ ONEHOUSE = "cowmor seeds: the Onehouse deep dive on merge-on-read and concurrenc
 def races(run: load.Run) -> pd.DataFrame:
     """One row per race: configuration, control, kind, writers, overlap and what happened."""
     rows = []
-    for r in run.records(SEVERAL_WRITERS):
-        x = r.info
-        checks = x["invariants"]
-        engines = checks.get("engines", {})
+    for r, x in _races(run):
+        engines = x.invariants.engines
+        spark = engines.get(REFERENCE_ENGINE)
+        once = spark.checks.get(ONCE) if spark and spark.read == READS else None
         rows.append({
-            "configuration": x["config_id"], "control": x["control"], "writers as": x["kind"], "writers": x["writers"],
-            "overlap": x["overlap"], "batches": x["batches_attempted"], "committed": x["batches_committed"],
-            "failed": x["batches_failed"], "conflicts": x["conflicts"], "retries": x["retries"],
-            "commit attempts": x["commit_attempts"],
-            "conflict rate": round(x["conflict_rate"], 2), "rows/s committed": round(x["committed_rows_per_s"], 2),
-            "races": x.get("races", 1), "rows/s per race, median [95% CI]": interval(rates(x)),
-            "services ok / lost": f"{x['services_committed']} / {x['services_failed']}",
-            "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x["conflict_classes"].items()) or "–",
+            "configuration": r.config_id, "control": x.control, "writers as": x.kind, "writers": x.writers,
+            "overlap": x.overlap, "batches": x.batches_attempted, "committed": x.batches_committed,
+            "failed": x.batches_failed, "conflicts": x.conflicts, "retries": x.retries,
+            "commit attempts": x.commit_attempts,
+            "conflict rate": round(x.conflict_rate, 2), "rows/s committed": round(x.committed_rows_per_s, 2),
+            "races": x.races or 1, "rows/s per race, median [95% CI]": interval(rates(x)),
+            "services ok / lost": f"{x.services_committed} / {x.services_failed}",
+            "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x.conflict_classes.items()) or "–",
             "why attempts failed": causes(x),
             "writers clean": writers_clean(x),
-            "invariants": "hold" if not x["violations"] else f"{len(x['violations'])} violated",
-            "engines checked": ", ".join(e for e, v in engines.items() if v.get("read") == "reads") or "–",
-            "increments lost to merging": sum(v.get("checks", {}).get("each_acknowledged_batch_once", {})
-                                              .get("increments_lost_to_the_merge_rule", 0) for v in engines.values()
-                                              if v.get("read") == "reads" and e_is_spark(v, engines)),
+            "invariants": "hold" if not x.violations else f"{len(x.violations)} violated",
+            "engines checked": ", ".join(e for e, v in engines.items() if v.read == READS) or "–",
+            "increments lost to merging": (once.increments_lost_to_the_merge_rule or 0) if once else 0,
         })
     return pd.DataFrame(rows)
 
 
+def _races(run: load.Run) -> list[tuple[Record, WritersRace]]:
+    return [(r, r.view(WritersRace)) for r in run.records(SEVERAL_WRITERS)]
+
+
 def violations(run: load.Run) -> pd.DataFrame:
     """Every broken invariant with its evidence, one row per line (a table of counts alone would hide which key)."""
-    rows = [{"configuration": x["config_id"], "control": x["control"], "writers as": x["kind"], "writers": x["writers"],
-             "overlap": x["overlap"], "evidence": line[:EVIDENCE_CHARS] + ("…" if len(line) > EVIDENCE_CHARS else "")}
-            for x in (r.info for r in run.records(SEVERAL_WRITERS)) for line in x["violations"]]
+    rows = [{"configuration": r.config_id, "control": x.control, "writers as": x.kind, "writers": x.writers,
+             "overlap": x.overlap, "evidence": line[:EVIDENCE_CHARS] + ("…" if len(line) > EVIDENCE_CHARS else "")}
+            for r, x in _races(run) for line in x.violations]
     return pd.DataFrame(rows)
 
 
 EVIDENCE_CHARS = 600
 
 
-def writers_clean(x: dict) -> str:
+def writers_clean(x: WritersRace) -> str:
     """Whether each writer also cleans after its commits (Hudi's default) or leaves it to the table service
     (``--param writer_inline_clean=0``): the setting Hudi's after-commit failures depend on; "–" where the format has
     no such setting."""
-    for s in (x.get("coordination") or {}).get("settings") or []:
-        if s.get("key") == "hoodie.clean.automatic":
-            return "yes" if str(s.get("value")).lower() == "true" else "no (the table service only)"
+    for s in x.coordination.settings:
+        if s.key == HUDI_CLEAN_AUTOMATIC:
+            return "yes" if str(s.value).lower() == "true" else "no (the table service only)"
     return "–"
 
 
-def causes(x: dict) -> str:
+def causes(x: WritersRace) -> str:
     """Failed attempts by cause, most first (another writer's commit, the table service, a clean or rollback racing
     the same instant), as the format words it; a run recorded before causes were kept says so."""
-    if not x["conflicts"]:
+    if not x.conflicts:
         return "–"
-    if "failure_causes" not in x:
+    if x.failure_causes is None:
         return "not recorded (an older run)"
-    return _listed(x["failure_causes"])
+    return _listed(x.failure_causes)
 
 
 def _listed(counts: dict[str, int]) -> str:
@@ -76,31 +81,24 @@ def _listed(counts: dict[str, int]) -> str:
     return "; ".join(f"{cause} x{n}" for cause, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def interval(summary: dict) -> str:
+def interval(summary: Uncertainty) -> str:
     """The median with its 95% interval, or the one race's figure marked as such (one race has no spread)."""
-    if not summary.get("ci95"):
-        return f"{summary['median']:.2f} (one race: no interval)"
-    low, high = summary["ci95"]
-    return f"{summary['median']:.2f} [{low:.2f}, {high:.2f}]"
+    if not summary.ci95:
+        return f"{summary.median:.2f} (one race: no interval)"
+    low, high = summary.ci95
+    return f"{summary.median:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def rates(x: dict) -> dict:
+def rates(x: WritersRace) -> Uncertainty:
     """The median with its interval over the races (a run recorded before repeated races: its one race's figure)."""
-    return x.get("committed_rows_per_s_uncertainty") or uncertainty.describe([x["committed_rows_per_s"]])
+    return x.committed_rows_per_s_uncertainty or parse(Uncertainty, uncertainty.describe([x.committed_rows_per_s]))
 
 
 def per_race(run: load.Run) -> pd.DataFrame:
     """Committed rows per second of every race, for the curve (seaborn draws each point's 95% band over the races)."""
-    rows = [{"config_id": f"{x['config_id']} {x['control']} ({x['kind']}, {x['overlap']})", "writers": x["writers"],
-             "rows_per_s": rate}
-            for x in (r.info for r in run.records(SEVERAL_WRITERS))
-            for rate in x.get("committed_rows_per_s_by_race", [x["committed_rows_per_s"]])]
+    rows = [{"config_id": f"{r.config_id} {x.control} ({x.kind}, {x.overlap})", "writers": x.writers, "rows_per_s": rate}
+            for r, x in _races(run) for rate in x.committed_rows_per_s_by_race or [x.committed_rows_per_s]]
     return pd.DataFrame(rows)
-
-
-def e_is_spark(value: dict, engines: dict) -> bool:
-    """The reference engine's figure (Spark's), so lost increments are counted once, not once per engine."""
-    return engines.get("spark") is value
 
 
 def _scaling_claim(frame: pd.DataFrame) -> dict:
@@ -134,12 +132,12 @@ def _causes(run: load.Run, wanted) -> str:
     about who fails whom needs (another writer, the table service, a clean racing a clean)."""
     total: dict[str, int] = {}
     older = 0
-    for x in (r.info for r in run.records(SEVERAL_WRITERS)):
-        if not wanted(x) or not x["conflicts"]:
+    for r, x in _races(run):
+        if not wanted(r, x) or not x.conflicts:
             continue
-        if "failure_causes" not in x:
-            older += x["conflicts"]
-        for cause, n in (x.get("failure_causes") or {}).items():
+        if x.failure_causes is None:
+            older += x.conflicts
+        for cause, n in (x.failure_causes or {}).items():
             total[cause] = total.get(cause, 0) + n
     text = _listed(total)
     if older:
@@ -173,7 +171,7 @@ def claims(run: load.Run) -> list[dict]:
                     "measured": f"{int(nbcc.committed.sum())} of {int(nbcc.batches.sum())} batches committed, "
                                 f"{int(nbcc.conflicts.sum())} conflicts; {int(nbcc['increments lost to merging'].sum())} "
                                 "increments lost to event-time merging (concurrent read-modify-writes keep one); "
-                                + _causes(run, lambda x: x["control"] == "nbcc" and x["overlap"] == "same_keys")
+                                + _causes(run, lambda r, x: x.control == "nbcc" and x.overlap == "same_keys")
                                 + "; writers clean: " + ", ".join(sorted(set(nbcc["writers clean"])))})
     hudi = frame[frame.configuration == "hudi-mor"]
     ice = frame[frame.configuration.isin(["iceberg-mor", "iceberg-dv"])]
@@ -187,9 +185,9 @@ def claims(run: load.Run) -> list[dict]:
         hudi_free = bool((hudi.failed == 0).all())
         ice_fight = bool((ice.conflicts > 0).any() or ice["services ok / lost"].str.endswith(("/ 1", "/ 2", "/ 3")).any())
         out.append({"claim": CLAIMS[2], "source": ONEHOUSE, "verdict": "holds" if hudi_free and ice_fight else "does not hold",
-                    "measured": f"hudi-mor: {lost(hudi)}, {_causes(run, lambda x: x['config_id'] == 'hudi-mor')}; "
+                    "measured": f"hudi-mor: {lost(hudi)}, {_causes(run, lambda r, x: r.config_id == 'hudi-mor')}; "
                                 f"iceberg: {lost(ice)}, "
-                                f"{_causes(run, lambda x: x['config_id'] in ('iceberg-mor', 'iceberg-dv'))}"})
+                                f"{_causes(run, lambda r, x: r.config_id in ('iceberg-mor', 'iceberg-dv'))}"})
     shared = frame[(frame.configuration == "hudi-mor") & (frame.overlap == "shared_files")]
     if shared.empty:
         out.append({"claim": CLAIMS[3], "source": ONEHOUSE, "measured": "no hudi-mor race on shared files",
@@ -229,7 +227,7 @@ def section(run: load.Run, out) -> str:
         parts.append(note("What the invariants found, race by race (a lost update names its commits' timing where the "
                           "format labels each writer's commit in its own metadata: Hudi, Delta):"))
         parts.append(table(broken))
-        kept = [path for r in run.records(SEVERAL_WRITERS) for path in r.info.get("evidence") or []]
+        kept = [path for _, x in _races(run) for path in x.evidence or []]
         if kept:
             parts.append(note(f"The tables those races left are kept for a post-mortem (history, commit metadata, "
                               f"data and log files): {', '.join(kept)}. Each Hudi writer application's writer.log, in "
