@@ -17,6 +17,7 @@ from bench.report.confidence import CostSamples
 from bench.report.costmodel import Profile
 from bench.results import load
 from bench.results.contract import DINNER_PEAK, SETTLEMENTS
+from bench.results.schema import DinnerPeakSequence, SettlementsSequence
 
 
 @dataclass(frozen=True)
@@ -29,31 +30,31 @@ class PricedProfile:
 def _dinner_peak(run: load.Run, hotfix: dict[str, CostSamples]) -> tuple[dict[str, CostSamples], float]:
     out, rows = {}, []
     for r in run.records(DINNER_PEAK):
-        series = r.get("series") or []
-        if not series:
+        x = r.view(DinnerPeakSequence)
+        if not x.series:
             continue
         reads: dict[str, list[float]] = {}
-        for step in series:
-            for query, q in (step.get("reads") or {}).items():
-                if "median" in q:
-                    reads.setdefault(query, []).append(q["median"])
-        comp = r.get("compaction") or {}
-        compaction = [comp["seconds"]] if comp.get("seconds") is not None else \
+        for step in x.series:
+            for query, q in step.reads.items():
+                if q.median is not None:
+                    reads.setdefault(query, []).append(q.median)
+        compaction = [x.compaction.seconds] if x.compaction and x.compaction.seconds is not None else \
             (hotfix[r.config_id].compaction_s if r.config_id in hotfix else [])
         if reads:
-            out[r.config_id] = CostSamples(r.config_id, [s["upsert_s"] for s in series], reads, compaction)
-            rows += [s.get("rows_updated", s.get("rows", 0)) for s in series]
+            out[r.config_id] = CostSamples(r.config_id, [s.upsert_s or 0.0 for s in x.series], reads, compaction)
+            rows += [s.rows_updated if s.rows_updated is not None else (s.rows or 0) for s in x.series]
     return out, float(np.mean(rows)) if rows else 0.0
 
 
 def _settlements(run: load.Run, hotfix: dict[str, CostSamples]) -> dict[str, CostSamples]:
     out = {}
     for r in run.records(SETTLEMENTS):
-        per_query = (r.get("reads") or {}).get("per_query_s")
-        if not per_query or not r.get("writes"):
+        x = r.view(SettlementsSequence)
+        per_query = x.reads.per_query_s
+        if not per_query or not x.writes:
             continue
         compaction = hotfix[r.config_id].compaction_s if r.config_id in hotfix else []
-        out[r.config_id] = CostSamples(r.config_id, [w["seconds"] for w in r["writes"]], per_query, compaction)
+        out[r.config_id] = CostSamples(r.config_id, [w.seconds or 0.0 for w in x.writes], per_query, compaction)
     return out
 
 
