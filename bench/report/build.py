@@ -9,6 +9,8 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -75,54 +77,105 @@ def build_report(paths: list[Path], out: Path | None = None, profiles: list[str]
     return out / "index.html"
 
 
+@dataclass(frozen=True)
+class Aggregate:
+    """Everything the page shows, computed once from the runs: the sections only render it."""
+
+    runs: list[load.Run]
+    run: load.Run
+    ops: pd.DataFrame
+    all_reads: pd.DataFrame
+    reads: pd.DataFrame  # Spark's (the reference engine's) reads of supported configurations
+    costs: dict
+    over_time: str
+    breakeven: str
+    recs: pd.DataFrame
+    claims: pd.DataFrame
+    located: list
+    verdicts: pd.DataFrame
+    csv: pd.DataFrame
+    profiles: list
+    tables: list[UserTable]
+    prices: dict[str, float]
+    out: Path
+
+    @property
+    def workloads(self) -> list[tuple[str, float]]:
+        """Reads per write of every workload the page prices: the seeds' profiles, the user's, the user's tables."""
+        return ([(p.name, p.reads_per_write) for p in self.profiles]
+                + [(t.name, t.reads_per_day / max(t.updates_per_day, 1e-9)) for t in self.tables])
+
+
+def aggregate(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables: list[UserTable],
+              prices: dict[str, float]) -> Aggregate:
+    ops, all_reads = load.operations(run), load.reads(run)
+    reads = all_reads[(all_reads.engine == REFERENCE_ENGINE) & all_reads.unsupported.isna()]
+    costs = costs_of(ops, reads) if not ops.empty else {}
+    over_time, rates = section_over_time(run, out)
+    samples = confidence.samples_of(run, reads)
+    profiles = [*SEED_PROFILES, *extra]
+    breakeven, recs = section_break_even(costs, samples, profiles, out, run.matrix, run) if costs else (_note("nothing to model"), pd.DataFrame())
+    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
+                          + concurrency.claims(run) + writers.claims(run))
+    verdict_rows = pd.DataFrame(verdicts(run, ops, costs)) if not ops.empty else pd.DataFrame()
+    parts = [frame for frame in (ops.assign(kind="operation"), all_reads.assign(kind="read")) if not frame.empty]
+    csv = pd.concat(parts, ignore_index=True) if not ops.empty else ops
+    return Aggregate(runs, run, ops, all_reads, reads, costs, over_time, breakeven, recs, claims, locate_mod.located(run),
+                     verdict_rows, csv, profiles, tables, prices, out)
+
+
+def _write(a: Aggregate) -> str:
+    if a.ops.empty:
+        return _note("nothing measured")
+    return (section_write(a.run, a.ops[a.ops.scenario == HOTFIX], a.out) + section_file_size(a.run, a.out, a.tables)
+            + section_sweep(a.run, a.ops, a.out) + growth.section_growth(a.run, a.out))
+
+
+def _raw(a: Aggregate) -> str:
+    return (f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, flattened '
+            f'({len(a.csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in a.runs))}</p>')
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the page: its anchor, its title and what renders it (empty: the section is left out)."""
+
+    id: str
+    title: str
+    render: Callable[[Aggregate], str]
+
+
+SECTIONS = (
+    Section("summary", "Summary", lambda a: section_summary(a.runs, a.run, a.verdicts, a.recs)),
+    Section("write", "Write cost", _write),
+    Section("locate", "Finding the rows",  # updates that recorded how they found their rows (older runs have none)
+            lambda a: locate_view.section(a.located, locate_mod.ratios(a.located, a.run.matrix)) if a.located else ""),
+    Section("storage", "Storage: local disk and object store", lambda a: section_storage(a.runs, a.out) or ""),
+    Section("memory", "Memory", lambda a: section_memory(a.run, a.out)),
+    Section("read", "Read cost", lambda a: section_read(a.reads[a.reads.operation.isin(["update", "compaction"])], a.out)
+            + section_settlements(a.run)),
+    Section("engines", "Engines", lambda a: engine_view.section_engines(a.run, a.ops, a.all_reads, a.profiles, a.out)),
+    Section("time", "Over time", lambda a: a.over_time + cadence.section(a.run, a.workloads, a.out)
+            + concurrency.section(a.run) + writers.section(a.run, a.out)),
+    Section("breakeven", "Break-even and recommendation", lambda a: a.breakeven + section_money(
+        a.ops, a.reads, a.profiles, a.prices, int((a.run.environment.get("machine") or {}).get("cpus") or 1))),
+    Section("claims", "Claims check", lambda a: _table(a.claims)),
+    Section("environment", "Environment and provenance", lambda a: section_environment(a.run)),
+    Section("raw", "Raw data", _raw),
+    Section("compare", "Comparing runs", lambda a: section_compare(a.runs) or ""),
+    Section("trend", "Trend over runs", lambda a: section_trend(a.runs, a.out) if len(a.runs) >= 3 else ""),
+)
+
+
 def _render(runs: list[load.Run], run: load.Run, extra: list, out: Path, tables: list[UserTable],
             prices: dict[str, float]) -> None:
     if len({r.scale for r in runs}) > 1:
         warnings.warn(f"comparing runs at different scales: {', '.join(r.scale for r in runs)}", stacklevel=2)
-    ops, all_reads = load.operations(run), load.reads(run)
-    reads = all_reads[(all_reads.engine == REFERENCE_ENGINE) & all_reads.unsupported.isna()]  # Spark: the reference engine
-    costs = costs_of(ops, reads) if not ops.empty else {}
-    over_time, rates = section_over_time(run, out)
-    samples = confidence.samples_of(run, reads)
-    breakeven, recs = section_break_even(costs, samples, [*SEED_PROFILES, *extra], out, run.matrix, run) if costs else (_note("nothing to model"), pd.DataFrame())
-    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
-                          + concurrency.claims(run) + writers.claims(run))
-    located = locate_mod.located(run)
-    verdict_rows = pd.DataFrame(verdicts(run, ops, costs)) if not ops.empty else pd.DataFrame()
-    parts = [frame for frame in (ops.assign(kind="operation"), all_reads.assign(kind="read")) if not frame.empty]
-    csv = pd.concat(parts, ignore_index=True) if not ops.empty else ops
-    csv.to_csv(out / "results.csv", index=False)
-    sections = [
-        ("summary", "Summary", section_summary(runs, run, verdict_rows, recs)),
-        ("write", "Write cost", (section_write(run, ops[ops.scenario == HOTFIX], out)
-                              + section_file_size(run, out, tables) + section_sweep(run, ops, out)
-                              + growth.section_growth(run, out))
-         if not ops.empty else _note("nothing measured")),
-        ("memory", "Memory", section_memory(run, out)),
-        ("read", "Read cost", section_read(reads[reads.operation.isin(["update", "compaction"])], out) + section_settlements(run)),
-        ("engines", "Engines", engine_view.section_engines(run, ops, all_reads, [*SEED_PROFILES, *extra], out)),
-        ("time", "Over time", over_time + cadence.section(run, [(p.name, p.reads_per_write) for p in [*SEED_PROFILES, *extra]]
-                                                          + [(t.name, t.reads_per_day / max(t.updates_per_day, 1e-9)) for t in tables],
-                                                          out)
-         + concurrency.section(run) + writers.section(run, out)),
-        ("breakeven", "Break-even and recommendation", breakeven + section_money(
-            ops, reads, [*SEED_PROFILES, *extra], prices, int((run.environment.get("machine") or {}).get("cpus") or 1))),
-        ("claims", "Claims check", _table(claims)),
-        ("environment", "Environment and provenance", section_environment(run)),
-        ("raw", "Raw data", f'<p><a href="results.csv" download>results.csv</a> — every measured operation and read, '
-                               f'flattened ({len(csv)} rows). Source: {html.escape(", ".join(str(r.path) for r in runs))}</p>'),
-    ]
-    if located:  # updates that recorded how they found their rows (runs before the routes existed have none)
-        sections.insert(2, ("locate", "Finding the rows", locate_view.section(located, locate_mod.ratios(located, run.matrix))))
-    storage = section_storage(runs, out)
-    if storage:
-        sections.insert(3, ("storage", "Storage: local disk and object store", storage))
-    compare = section_compare(runs)
-    if compare:
-        sections.append(("compare", "Comparing runs", compare))
-    if len(runs) >= 3:
-        sections.append(("trend", "Trend over runs", section_trend(runs, out)))
-    sections = [(sid, f"{number}. {title}", content) for number, (sid, title, content) in enumerate(sections, 1)]
+    a = aggregate(runs, run, extra, out, tables, prices)
+    a.csv.to_csv(out / "results.csv", index=False)
+    rendered = [(s.id, s.title, s.render(a)) for s in SECTIONS]
+    sections = [(sid, f"{number}. {title}", content)
+                for number, (sid, title, content) in enumerate([x for x in rendered if x[2]], 1)]
     nav = "".join(f'<a href="#{sid}">{html.escape(title)}</a>' for sid, title, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{html.escape(title)}</h2>{content}</section>' for sid, title, content in sections)
     partial = (f'<p class="warn">Partial run ({html.escape(run.why_partial)}): this report shows what it kept '
