@@ -194,3 +194,14 @@ def test_every_kind_of_planted_violation_is_caught(kind, tmp_path):
         (copy / "bench/core/planted_b.py").write_text("from bench.core import planted\n")
     broken = check_tree(copy)
     assert any(expected in b for b in broken), broken
+
+
+def test_every_package_of_the_harness_is_installed_by_pip():
+    """``pip install .`` ships the packages pyproject lists: a package left out (a new one) breaks its commands
+    for every user who installs rather than clones."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts) for p in (root / "bench").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
