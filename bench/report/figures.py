@@ -67,7 +67,9 @@ def hotfix_routes(run: Run) -> pd.DataFrame:
 def hotfix_memory(run: Run) -> pd.DataFrame:
     frame = load.memory(run)
     frame = frame[(frame.scenario == HOTFIX) & (frame.operation == "update")]
-    rows = [{"configuration": r.config_id, "route": r.route, "update median s": f"{r.median_s:.2f}",
+    rows = [{"configuration": r.config_id, "route": r.route,
+             "update s, median [95% CI]": f"{r.median_s:.2f}" + (f" [{r.ci_low_s:.2f}, {r.ci_high_s:.2f}]" if pd.notna(r.ci_low_s)
+                                                                  else " (one round)"),
              "executors' heap": human_bytes(r.executor_heap_peak_bytes), "driver JVM resident": human_bytes(r.jvm_rss_peak_bytes),
              "Python resident": human_bytes(r.python_rss_peak_bytes)}
             for r in frame.sort_values(["config_id", "route"]).itertuples()]

@@ -67,7 +67,12 @@ def _operation(run: Run, b: Record) -> dict[str, Any]:
 
 
 MEMORY_COLUMNS = ["run_id", "scenario", "operation", "config_id", "route", "param", "file_bytes_mean", "median_s",
-                  *MEMORY_FIELDS]
+                  "ci_low_s", "ci_high_s", *MEMORY_FIELDS]
+
+
+def _interval(r: Record) -> dict[str, float | None]:
+    ci = r.spread.ci95
+    return {"ci_low_s": ci[0] if ci else None, "ci_high_s": ci[1] if ci else None}
 
 
 def memory(run: Run) -> pd.DataFrame:
@@ -76,7 +81,7 @@ def memory(run: Run) -> pd.DataFrame:
     heap = resident.jvm_size_bytes(str(((run.environment.get("spark") or {}).get("conf") or {}).get("spark.driver.memory", "")))
     rows = [{"run_id": run.run_id, "scenario": r.scenario, "operation": r.operation, "config_id": r.config_id,
              "route": r.route, "param": r.param, "file_bytes_mean": r.get("file_bytes_mean"),
-             "median_s": r.stats.get("median"), **r.memory}
+             "median_s": r.stats.get("median"), **_interval(r), **r.memory}
             for r in run.records(route=None) if r.memory]
     for row in rows:  # runs recorded before the driver's figure was capped at its heap: the heap never held more
         if heap and row.get("driver_heap_peak_bytes"):

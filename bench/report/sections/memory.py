@@ -62,7 +62,8 @@ def _figures(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         row = {"configuration": r.config_id, "route": r.route}
         if "param" in keys:
             row["file size"] = r.param
-        row["update median s"] = f"{r.median_s:.2f}" if pd.notna(r.median_s) else "–"
+        row["update s, median [95% CI]"] = ("–" if pd.isna(r.median_s) else f"{r.median_s:.2f}" + (
+            f" [{r.ci_low_s:.2f}, {r.ci_high_s:.2f}]" if pd.notna(r.ci_low_s) else " (one round: no interval)"))
         rows.append(row | {label: human_bytes(r[field]) for field, label in COLUMNS.items()})
     return pd.DataFrame(rows)
 
@@ -79,7 +80,7 @@ def needed_table(records: list[Record]) -> pd.DataFrame:
         rows.append({"table": f"{s.table} ({s.files_total:,} × {human_bytes(s.file_bytes_mean)})",
                      "configuration": r.config_id, "route": r.route, "needs": needs,
                      "largest that failed": f"{s.largest_failed_mb:,} MB" if s.largest_failed_mb else "–",
-                     "update s at that memory": f"{at_needed.seconds:.2f}" if at_needed and at_needed.seconds else "–",
+                     "update s at that memory": f"{at_needed.seconds:.2f} (one attempt)" if at_needed and at_needed.seconds else "–",
                      "attempts (for memory / other failures)": f"{len(s.attempts)} ({s.failed_for_memory} / {s.failed_otherwise})",
                      **_at_least_and_most(s.attempts),
                      "why the largest failed": (failure.reason or "") if failure else "–"})
