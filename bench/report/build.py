@@ -158,7 +158,7 @@ SECTIONS = (
     Section("time", "Over time", lambda a: a.over_time + cadence.section(a.run, a.workloads, a.out)
             + concurrency.section(a.run) + writers.section(a.run, a.out)),
     Section("breakeven", "Break-even and recommendation", lambda a: a.breakeven + section_money(
-        a.ops, a.reads, a.profiles, a.prices, int((a.run.environment.get("machine") or {}).get("cpus") or 1))),
+        a.ops, a.reads, a.profiles, a.prices, int((a.run.env.machine.cpus if a.run.env.machine else None) or 1))),
     Section("claims", "Claims check", lambda a: _table(a.claims)),
     Section("environment", "Environment and provenance", lambda a: section_environment(a.run)),
     Section("raw", "Raw data", _raw),

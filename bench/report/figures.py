@@ -38,11 +38,11 @@ def _source(entries: list[Entry]) -> str:
 def layout(run: Run) -> str:
     """The payments table a run measured (``90 days x 4 files x 5,000 rows, 120 changed``): runs of one scale on
     other layouts (``--param``) are other answers, never merged with it."""
-    scale = run.environment.get("scale") or {}
-    if not {"days", "files_per_day", "rows_per_file"} <= set(scale):
+    scale = run.env.scale
+    if scale is None or scale.days is None or scale.files_per_day is None or scale.rows_per_file is None:
         return "layout not recorded"
-    return (f"{scale['days']} days x {scale['files_per_day']} files x {scale['rows_per_file']:,} rows, "
-            f"{scale.get('hotfix_rows', 0):,} changed")
+    return (f"{scale.days} days x {scale.files_per_day} files x {scale.rows_per_file:,} rows, "
+            f"{scale.hotfix_rows or 0:,} changed")
 
 
 def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:

@@ -24,7 +24,7 @@ from bench.exceptions import BadRecord
 # the scenarios' names and every record's typed shape live in ``bench.results.schema``; re-exported for its readers
 from bench.results.schema import (  # noqa: F401
     CONCURRENT_COMPACTION, DEGRADATION, DINNER_PEAK, FILE_SIZE, HOTFIX, KINDS, LAST_ROUND, LATE_ARRIVALS, MEMORY_FIELDS,
-    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, Memory, T, Uncertainty, parse,
+    MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, Environment, Memory, T, Uncertainty, parse,
     required_and_optional)
 
 SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
@@ -290,6 +290,11 @@ class Run:
     @property
     def environment(self) -> dict[str, Any]:
         return self.cowmor.get("environment") or {}
+
+    @property
+    def env(self) -> Environment:
+        """The environment as its typed class (``bench.results.schema.Environment``)."""
+        return parse(Environment, self.environment)
 
     @property
     def outcomes(self) -> list[dict[str, Any]]:

@@ -78,7 +78,7 @@ def _interval(r: Record) -> dict[str, float | None]:
 def memory(run: Run) -> pd.DataFrame:
     """One row per measured operation that recorded its peak memory, every route: each figure the largest of its
     rounds, beside the operation's median time and its table's file size."""
-    heap = resident.jvm_size_bytes(str(((run.environment.get("spark") or {}).get("conf") or {}).get("spark.driver.memory", "")))
+    heap = resident.jvm_size_bytes(run.env.spark.driver_memory if run.env.spark else "")
     rows = [{"run_id": run.run_id, "scenario": r.scenario, "operation": r.operation, "config_id": r.config_id,
              "route": r.route, "param": r.param, "file_bytes_mean": r.get("file_bytes_mean"),
              "median_s": r.stats.get("median"), **_interval(r), **r.memory}

@@ -755,6 +755,91 @@ class WritersRace:
     raised_after_commit: int | None = None  # the retry that checks first (bench/measure/writers.py)
 
 
+# --- the environment a run recorded (environment.json) --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Machine:
+    platform: str | None = None
+    machine: str | None = None
+    cpus: int | None = None
+    memory_bytes: int | None = None
+    cpu_model: str | None = None
+    node: str | None = None
+
+
+@dataclass(frozen=True)
+class ScaleUsed:
+    """The scale a run measured, as its preset and ``--param`` made it (the payments table's layout among it)."""
+
+    name: str | None = None
+    days: int | None = None
+    files_per_day: int | None = None
+    rows_per_file: int | None = None
+    hotfix_rows: int | None = None
+    rows: int | None = None
+    files: int | None = None
+
+
+@dataclass(frozen=True)
+class FormatUsed:
+    """A family's jars as the run resolved them, or why it was skipped."""
+
+    status: str | None = None
+    reason: str | None = None
+    source: str | None = None
+    artifacts: list[str] = field(default_factory=list)
+    sha256: dict[str, str] = field(default_factory=dict)
+
+
+AVAILABLE = "available"  # a family's status where its jars were found
+
+
+@dataclass(frozen=True)
+class ConfigUsed:
+    family: str | None = None
+    mode: str | None = None
+    description: str | None = None
+    merges_on_read: bool | None = None
+
+
+@dataclass(frozen=True)
+class SparkUsed:
+    master: str | None = None
+    conf: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def driver_memory(self) -> str:
+        return str(self.conf.get(DRIVER_MEMORY, ""))
+
+
+DRIVER_MEMORY = "spark.driver.memory"
+
+
+@dataclass(frozen=True)
+class Jvm:
+    spark: str | None = None
+    java: str | None = None
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What a run recorded about where and with what it measured."""
+
+    run_id: str | None = None
+    created: str | None = None
+    command: str | None = None
+    seed: int | None = None
+    python: str | None = None
+    java: Any = None
+    jvm: Jvm | None = None
+    packages: dict[str, str] = field(default_factory=dict)
+    formats: dict[str, FormatUsed] = field(default_factory=dict)
+    configs: dict[str, ConfigUsed] = field(default_factory=dict)
+    spark: SparkUsed | None = None
+    machine: Machine | None = None
+    scale: ScaleUsed | None = None
+
+
 # every (scenario, operation) a record may be, and the class that gives its shape
 KINDS: dict[tuple[str, str], type] = {
     (HOTFIX, "update"): HotfixUpdate,

@@ -105,7 +105,7 @@ def needed_for(table: Any, run: Run) -> list[str]:
 
     No model of memory against size is fitted: two tables per configuration do not make one. Beyond the measured
     tables the line says so and names the search to run on a replica."""
-    machine = int((run.environment.get("machine") or {}).get("memory_bytes") or 0)
+    machine = int((run.env.machine.memory_bytes if run.env.machine else None) or 0)
     lines = []
     by_config: dict[str, list[Record]] = {}
     for r in run.records(MEMORY_NEEDED, route=table.route):

@@ -15,6 +15,8 @@ from bench.report.html_parts import table as _table
 from bench.results import load
 from bench.results.contract import HOTFIX
 
+VERSIONED_PACKAGES = ("pyspark", "pyiceberg")  # beside each family's jars: a change between runs is a changed setting
+
 
 def section_compare(runs: list[load.Run]) -> str:
     """Each later run against the first, benchmark by benchmark (ratio of medians, with each side's spread)."""
@@ -51,8 +53,8 @@ def section_trend(runs: list[load.Run], out: Path) -> str:
         return _note("no timings in these runs")
     order = {r.run_id: i for i, r in enumerate(runs)}
     frame = frame.assign(run=frame.run_id.map(order))
-    versions = [(i, r.run_id, {k: (r.environment.get("packages") or {}).get(k) for k in ("pyspark", "pyiceberg")}
-                 | {f: v.get("source") for f, v in (r.environment.get("formats") or {}).items()}) for i, r in enumerate(runs)]
+    versions = [(i, r.run_id, {k: r.env.packages.get(k) for k in VERSIONED_PACKAGES}
+                 | {f: v.source for f, v in r.env.formats.items()}) for i, r in enumerate(runs)]
     changes = [(i, ", ".join(f"{k}: {prev.get(k, 'none')} → {cur[k]}" for k in cur if prev.get(k) != cur[k]))
                for (_, _, prev), (i, _, cur) in zip(versions, versions[1:]) if prev != cur]
     main = frame[frame.scenario == HOTFIX] if (frame.scenario == HOTFIX).any() else frame

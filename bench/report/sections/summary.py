@@ -16,20 +16,30 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
 from bench.results.contract import DEGRADATION, DINNER_PEAK, HOTFIX, SETTLEMENTS
-from bench.results.schema import DegradationSequence, DinnerPeakSequence, SettlementsSequence
+from bench.results.schema import (
+    AVAILABLE,
+    DegradationSequence,
+    DinnerPeakSequence,
+    FormatUsed,
+    Jvm,
+    Machine,
+    ScaleUsed,
+    SettlementsSequence,
+)
+
+PYSPARK = "pyspark"  # the package whose version is Spark's where the JVM did not say
 
 
-def _format_facts(formats: dict) -> list[tuple[str, str]]:
+def _format_facts(formats: dict[str, FormatUsed]) -> list[tuple[str, str]]:
     """One row per family: version (artifacts), where its jars came from, and each jar's sha256, so a number from
     a jar built from source can always be told from one made with the Maven artifact."""
     rows = []
     for family, f in formats.items():
-        if f.get("status") != "available":
-            rows.append((family, f"skipped: {f.get('reason', '')}"))
+        if f.status != AVAILABLE:
+            rows.append((family, f"skipped: {f.reason or ''}"))
             continue
-        hashes = "; ".join(f"{name} sha256 {digest}" for name, digest in (f.get("sha256") or {}).items())
-        rows.append((family, f"{', '.join(f.get('artifacts') or [])} from {f.get('source', '?')}"
-                             + (f" — {hashes}" if hashes else "")))
+        hashes = "; ".join(f"{name} sha256 {digest}" for name, digest in f.sha256.items())
+        rows.append((family, f"{', '.join(f.artifacts)} from {f.source or '?'}" + (f" — {hashes}" if hashes else "")))
     return rows
 
 
@@ -41,7 +51,7 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
     what it was priced by), then one line per question, then which configurations ran."""
     outcomes = load.outcomes(run)
     configs = []
-    for config_id, info in (run.environment.get("configs") or {}).items():
+    for config_id, info in run.env.configs.items():
         mine = outcomes[outcomes.config_id == config_id] if not outcomes.empty else outcomes
         if mine.empty:
             status, reason = "not run", ""
@@ -51,7 +61,7 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
             status, reason = "skipped", mine.reason.iloc[0]
         else:
             status, reason = "measured", ""
-        configs.append({"configuration": config_id, "description": info.get("description"), "status": status, "reason": reason})
+        configs.append({"configuration": config_id, "description": info.description, "status": status, "reason": reason})
     status = pd.DataFrame(configs)
     answer = recommendations[[c for c in ANSWER_COLUMNS if c in recommendations]] if not recommendations.empty else recommendations
     if not answer.empty:  # the model is priced on the hotfix's and the profiles' own statements: a MERGE from keys
@@ -81,18 +91,16 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
 
 def section_environment(run: load.Run) -> str:
     """Where and with what the numbers were made: versions, the jars' sha256, machine, storage, where time went."""
-    env = run.environment
-    packages = env.get("packages") or {}
-    jvm = env.get("jvm") or {}
-    scale = env.get("scale") or {}
-    machine = env.get("machine") or {}
+    env = run.env
+    jvm, scale, machine = env.jvm or Jvm(), env.scale or ScaleUsed(), env.machine or Machine()
     facts = pd.DataFrame([
-        ("run", run.run_id), ("created", env.get("created")),
-        ("scale", f"{run.scale} ({scale.get('rows'):,} rows, {scale.get('files', '?')} files)" if isinstance(scale.get("rows"), int) else run.scale),
-        ("seed", env.get("seed")), ("Spark", jvm.get("spark") or packages.get("pyspark")), ("Java", jvm.get("java") or env.get("java")),
-        ("Python", env.get("python")), *_format_facts(env.get("formats") or {}),
-        ("machine", f"{machine.get('cpus')} cores, {(machine.get('memory_bytes') or 0) / 2**30:.0f} GiB, {machine.get('platform')}"),
-        ("Spark master", (env.get("spark") or {}).get("master")), ("storage", load.storage_label(env)),
+        ("run", run.run_id), ("created", env.created),
+        ("scale", f"{run.scale} ({scale.rows:,} rows, {scale.files if scale.files is not None else '?'} files)"
+         if isinstance(scale.rows, int) else run.scale),
+        ("seed", env.seed), ("Spark", jvm.spark or env.packages.get(PYSPARK)), ("Java", jvm.java or env.java),
+        ("Python", env.python), *_format_facts(env.formats),
+        ("machine", f"{machine.cpus} cores, {(machine.memory_bytes or 0) / 2**30:.0f} GiB, {machine.platform}"),
+        ("Spark master", env.spark.master if env.spark else None), ("storage", load.storage_label(run.environment)),
         ("where the run's time went", describe(run.cowmor["time_breakdown"]) if run.cowmor.get("time_breakdown") else "not recorded"),
     ], columns=["", "value"])
     return _table(facts)
