@@ -56,12 +56,6 @@ class FileChanges(Changes):
     metadata: Changes | None = None
     parts: dict[str, Changes] = field(default_factory=dict)  # writes a format keeps apart (Hudi's metadata table)
 
-    @property
-    def delete_or_log(self) -> Changes:
-        """Delete files and log files together: what merge-on-read writes instead of rewriting data files."""
-        kinds = [k for k in (self.delete, self.log) if k is not None]
-        return Changes(*(sum(getattr(k, f.name) or 0 for k in kinds) for f in dataclasses.fields(Changes)))
-
 
 @dataclass(frozen=True)
 class MetaChanges:
