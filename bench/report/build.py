@@ -19,7 +19,7 @@ from bench.exceptions import BadRecord
 from bench.report import cadence, confidence
 from bench.report import claims as claims_mod
 from bench.report import locate as locate_mod
-from bench.report.costmodel import SEED_PROFILES, costs_of, parse_profile
+from bench.report.costmodel import SEED_PROFILES, Costs, Profile, costs_of, parse_profile
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.model import UserTable
@@ -86,15 +86,15 @@ class Aggregate:
     ops: pd.DataFrame
     all_reads: pd.DataFrame
     reads: pd.DataFrame  # Spark's (the reference engine's) reads of supported configurations
-    costs: dict
+    costs: dict[str, Costs]
     over_time: str
     breakeven: str
     recs: pd.DataFrame
     claims: pd.DataFrame
-    located: list
+    located: list[locate_mod.Located]
     verdicts: pd.DataFrame
     csv: pd.DataFrame
-    profiles: list
+    profiles: list[Profile]
     tables: list[UserTable]
     prices: dict[str, float]
     out: Path

@@ -11,6 +11,7 @@ import pandas as pd
 
 from bench.core import resident
 from bench.results.contract import MEMORY_FIELDS, REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
+from bench.results.schema import AVAILABLE, EngineUsed
 
 
 def _get(d: dict, *keys: str, default: Any = None) -> Any:
@@ -116,9 +117,9 @@ def reads(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=READ_COLUMNS)
 
 
-def engines(run: Run) -> dict[str, Any]:
+def engines(run: Run) -> dict[str, EngineUsed]:
     """The run's engine record (version, settings, support per configuration); Spark alone for older runs."""
-    return run.environment.get("engines") or {REFERENCE_ENGINE: {"status": "available", "version": "spark"}}
+    return run.env.engines or {REFERENCE_ENGINE: EngineUsed(AVAILABLE, "spark")}
 
 
 def outcomes(run: Run) -> pd.DataFrame:

@@ -816,6 +816,20 @@ class Jvm:
 
 
 @dataclass(frozen=True)
+class EngineUsed:
+    """A read engine as the run found it: its version, or why it did not run; what it could read, per configuration."""
+
+    status: str | None = None
+    version: str | None = None
+    reason: str | None = None
+    settings: list[Setting] = field(default_factory=list)
+    support: dict[str, Any] = field(default_factory=dict)
+
+
+SKIPPED = "skipped"  # an engine's status where it did not run (its packages are missing)
+
+
+@dataclass(frozen=True)
 class Environment:
     """What a run recorded about where and with what it measured."""
 
@@ -830,6 +844,7 @@ class Environment:
     formats: dict[str, FormatUsed] = field(default_factory=dict)
     configs: dict[str, ConfigUsed] = field(default_factory=dict)
     spark: SparkUsed | None = None
+    engines: dict[str, EngineUsed] = field(default_factory=dict)
     machine: Machine | None = None
     scale: ScaleUsed | None = None
 

@@ -12,6 +12,7 @@ from bench.report.costmodel import Profile
 from bench.report.html_parts import img, note, table
 from bench.results import load
 from bench.results.contract import HOTFIX
+from bench.results.schema import SKIPPED
 
 K_DEFAULT = 10  # writes per compaction for the break-even table, as in the main break-even section
 
@@ -24,8 +25,8 @@ def support_matrix(run: load.Run, reads: pd.DataFrame) -> pd.DataFrame:
     for config_id in configs:
         row = {"configuration": config_id}
         for name, record in engines.items():
-            if record.get("status") == "skipped":
-                row[name] = f"not run: {record.get('reason')}"
+            if record.status == SKIPPED:
+                row[name] = f"not run: {record.reason}"
                 continue
             mine = reads[(reads.config_id == config_id) & (reads.engine == name)]
             if mine.empty:
@@ -34,7 +35,7 @@ def support_matrix(run: load.Run, reads: pd.DataFrame) -> pd.DataFrame:
             per_mode = []
             for mode, group in mine.groupby("mode"):
                 why = group.unsupported.dropna()
-                per_mode.append(f"{mode}: " + (f"unsupported by {record.get('version', name)}: {why.iloc[0]}"
+                per_mode.append(f"{mode}: " + (f"unsupported by {record.version or name}: {why.iloc[0]}"
                                                if not why.empty else "reads"))
             row[name] = "; ".join(per_mode)
         rows.append(row)
@@ -83,7 +84,7 @@ def differences(recs: pd.DataFrame) -> list[str]:
 
 def section_engines(run: load.Run, ops: pd.DataFrame, reads: pd.DataFrame, profiles: list[Profile], out: Path) -> str:
     engines = load.engines(run)
-    versions = ", ".join(f"{name}: {r.get('version') or r.get('status')}" for name, r in engines.items())
+    versions = ", ".join(f"{name}: {r.version or r.status}" for name, r in engines.items())
     parts = ["<h3>Who reads what</h3>", table(support_matrix(run, reads)),
              note(f"Engines: {versions}. Every answer of every engine was checked against pandas; an engine that "
                   "cannot read a configuration is listed with its own error, never counted as a result.")]
