@@ -22,6 +22,7 @@ from bench.results.reference import REFERENCE_DIR, Entry, backing
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
+SEED_SCALE = "seed"
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -46,11 +47,12 @@ def layout(run: Run) -> str:
 
 
 def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
-    """The runs backing ``figure``, merged per machine and table layout (never across either)."""
+    """The runs backing ``figure``, merged per machine and table layout (never across either), the seeds' size first."""
     groups: dict[tuple[str, str], list[tuple[Entry, Run]]] = {}
     for entry, run in backing(figure, folder):
         groups.setdefault((entry.machine_label, layout(run)), []).append((entry, run))
-    return [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
+    merged = [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
+    return sorted(merged, key=lambda g: g[1].scale != SEED_SCALE)  # the seeds' own size first: the question's table
 
 
 def hotfix_routes(run: Run) -> pd.DataFrame:
