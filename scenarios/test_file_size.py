@@ -13,7 +13,8 @@ each step's tables are removed when the step is done, and the workspace's peak s
 target file size is set to at least twice the step's file size, so no file is split (``settings`` say so).
 
 Run with:  pytest scenarios/test_file_size.py --scale tiny --formats iceberg
-Grid:      every selected configuration x file_size_steps file sizes x locate route (``--routes``) x one scale.
+Grid:      every selected configuration x file_size_steps file sizes x locate route (``--routes``; the scale's
+           ``file_size_routes`` where set: the join at `tiny`) x one scale.
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def step_id(scale: Scale, step: int) -> str:
 
 # the grid, per the run's scale (the plugin parametrizes it): one point per file size
 GRID = {"size_step": lambda scale: [(s, step_id(scale, s)) for s in range(scale.file_size_steps)]}
+
+
+def ROUTES(scale, selected: list[str]) -> list[str]:  # noqa: N802 - the plugin's hook name (bench/run/plugin.py)
+    """The selected routes the scale's ``file_size_routes`` keeps; where it keeps none of them, the first selected."""
+    return scale.kept_routes(scale.file_size_routes, selected)
 # a step's time relative to the first, for the time-left estimate: a fixed part, then the data, 4x per step (at
 # `small`, 1-of-8 layout, a test took on average 6.1, 5.4, 7.5, 15.9 and 48.9 s at the five steps: 1, 0.9, 1.2, 2.6, 8)
 WEIGHT = lambda params: 1 + 4 ** params["size_step"] / 32  # noqa: E731

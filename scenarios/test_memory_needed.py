@@ -28,10 +28,7 @@ WEIGHT = lambda params: 4.0  # noqa: E731 - a few applications started per test,
 
 def ROUTES(scale, selected: list[str]) -> list[str]:  # noqa: N802 - the plugin's hook name (bench/run/plugin.py)
     """The selected routes the scale's ``memory_routes`` keeps; where it keeps none of them, the first selected."""
-    if not scale.memory_routes:
-        return selected
-    kept = [r for r in selected if r in scale.memory_routes.split(",")]
-    return kept or selected[:1]
+    return scale.kept_routes(scale.memory_routes, selected)
 
 
 def _largest_file_step(cowmor):

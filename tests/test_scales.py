@@ -35,3 +35,22 @@ def test_bad_scales_fail_in_one_line(name, overrides, message):
     with pytest.raises(BadOption, match=message) as err:
         get_scale(name, overrides)
     assert "\n" not in str(err.value)
+
+
+def test_the_writers_stress_variant_sets_its_values_unless_the_run_gives_them():
+    realistic = get_scale("small")
+    assert (realistic.writer_service_every, realistic.writer_heartbeat_ms, realistic.writer_keep_snapshots_s) == (5, 0, 300)
+    stress = get_scale("small", {"writer_stress": 1})
+    assert (stress.writer_service_every, stress.writer_heartbeat_ms, stress.writer_keep_snapshots_s,
+            stress.writer_inline_clean) == (0, 2000, 0, 1)
+    assert get_scale("small", {"writer_stress": 1, "writer_heartbeat_ms": 0}).writer_heartbeat_ms == 0  # the run's value wins
+    assert get_scale("small", {"writer_service_every": 0}).writer_service_every == 0  # 0: back to back
+
+
+def test_a_route_list_parameter_takes_route_names_and_keeps_what_is_selected():
+    scale = get_scale("small", {"file_size_routes": "join,index"})
+    assert scale.kept_routes(scale.file_size_routes, ["join", "pruned", "index"]) == ["join", "index"]
+    assert scale.kept_routes(scale.file_size_routes, ["pruned"]) == ["pruned"]  # none kept: the first selected
+    assert scale.kept_routes("", ["join", "pruned"]) == ["join", "pruned"]
+    with pytest.raises(BadOption, match="a list of routes"):
+        get_scale("small", {"memory_routes": 3})

@@ -99,8 +99,14 @@ def parse_key_value(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
-def parse_scale_param(text: str) -> tuple[str, int]:
+def parse_scale_param(text: str) -> tuple[str, int | str]:
+    """NAME=INT; a ``*_routes`` parameter takes a comma list of routes (empty: every selected route)."""
     key, value = parse_key_value(text)
+    if key.endswith("_routes"):
+        unknown = [r for r in value.split(",") if r and r not in ROUTES]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"{key}: no route {unknown[0]!r}; routes: {', '.join(ROUTES)}")
+        return key, value
     return key, parse_non_negative_int(value)  # 0 only where the parameter allows it (warm_up), checked by the scale
 
 

@@ -43,8 +43,17 @@ class Scale:
     writer_races: int = 3
     # 1: also race threads of one application where separate applications are safe (CI covers both kinds)
     writer_threads_too: int = 0
-    # 1: the format's table service (compaction, clean, rewrite, OPTIMIZE) runs back to back beside the writers; 0: they race alone
+    # 1: the format's table service (compaction, clean, rewrite, OPTIMIZE) runs beside the writers; 0: they race alone
     writer_service: int = 1
+    # The race's set-up. Its defaults are a team's: the table service after every writer_service_every writer commits
+    # (Hudi's own compaction trigger is 5 delta commits), Hudi's own heartbeat (writer_heartbeat_ms 0: 60 s, 2 misses
+    # tolerated), Iceberg's expiry of snapshots older than writer_keep_snapshots_s. writer_stress=1 is the stress
+    # variant, each of its values unless given: the service back to back (every 0), 2-second heartbeats, expiry of
+    # every snapshot older than the race (keep 0, retain_last 1), every Hudi writer cleaning (STRESS below)
+    writer_stress: int = 0
+    writer_service_every: int = 5
+    writer_heartbeat_ms: int = 0
+    writer_keep_snapshots_s: int = 300
     # 1: every Hudi writer also cleans after its commit (Hudi's default, hoodie.clean.automatic); 0: only the table
     # service cleans, as Hudi's maintainers advise for several jobs (HUDI-8143): writers' concurrent lazy cleans race
     # to roll back the same failed instant, and the loser's statement fails after its own commit landed. Hudi's
@@ -68,6 +77,9 @@ class Scale:
     # every route needs it by construction: CI checks the search, its attempt and its record on the join route, and
     # the other routes' update paths in the hotfix and file-size scenarios
     memory_routes: str = ""
+    # the routes the file-size steps measure ("": every selected route). At `tiny` the join: each route's update path
+    # and what it reads to find the rows are checked by the hotfix, which takes every route at `tiny` too
+    file_size_routes: str = ""
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
     # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
@@ -84,6 +96,13 @@ class Scale:
     # 1: every configuration warms up each of its routes (its own write and read paths: the fair default); 0: each
     # family warms each route once (the tiny CI run: every route's warm-up path taken, at a third of Hudi's cost)
     warm_up_each_config: int = 1
+
+    @staticmethod
+    def kept_routes(kept: str, selected: list[str]) -> list[str]:
+        """The ``selected`` routes a scenario's ``*_routes`` field keeps ("": all); where it keeps none, the first."""
+        if not kept:
+            return selected
+        return [r for r in selected if r in kept.split(",")] or selected[:1]
 
     @property
     def files(self) -> int:
@@ -105,8 +124,11 @@ PRESETS: dict[str, Scale] = {
                   degradation_batches=2, settlement_batches=2, settlement_rows_per_batch=10, settlement_reads=3,
                   sweep_rounds=1, sweep_points=2, growth_steps=2, max_rounds=2, concurrent_batches=1, warm_up=0,
                   writers_max=2, writer_batches=2, writer_batch_keys=4, writer_threads_too=1, writer_races=1,
+                  # 4 commits in a race: the service twice; races of a minute: Hudi's 60-second heartbeat would make the
+                  # check after a race with a failed attempt wait 2 minutes for its instant's rollback
+                  writer_service_every=2, writer_heartbeat_ms=2000,
                   file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2,
-                  memory_min_mb=2048, memory_max_mb=2048, memory_routes="join"),  # the default driver's: no application restarted
+                  memory_min_mb=2048, memory_max_mb=2048, memory_routes="join", file_size_routes="join"),  # the default driver's: no application restarted
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
@@ -129,12 +151,16 @@ PRESETS: dict[str, Scale] = {
 
 MAX_PARAM = 10_000_000_000
 SWITCHES = ("warm_up", "warm_up_each_config", "writer_threads_too", "writer_service", "writer_inline_clean",
-            "writer_blind_retry")  # 0 or 1, not sizes
+            "writer_blind_retry", "writer_stress")  # 0 or 1, not sizes
+# sizes for which 0 means something: the service back to back, Hudi's own heartbeat, expiry of all before the race
+ZERO_MEANS = ("writer_service_every", "writer_heartbeat_ms", "writer_keep_snapshots_s")
+# the several writers' stress variant (writer_stress=1): what it sets unless the run gives the value itself
+STRESS = {"writer_service_every": 0, "writer_heartbeat_ms": 2000, "writer_keep_snapshots_s": 0, "writer_inline_clean": 1}
 MAX_FILES = 1_000_000
 MAX_ROWS = 100_000_000_000
 
 
-def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
+def get_scale(name: str, overrides: dict[str, int | str] | None = None) -> Scale:
     """Return the preset ``name`` with ``overrides`` applied.
 
     Raises:
@@ -151,10 +177,18 @@ def get_scale(name: str, overrides: dict[str, int] | None = None) -> Scale:
             if value not in (0, 1):
                 raise BadOption(f"scale parameter {key} is a switch: 0 or 1, got {value!r}")
             continue
+        if key in ZERO_MEANS and value == 0:
+            continue
+        if isinstance(getattr(scale, key), str):  # a route list (bench.run.options checks its names)
+            if not isinstance(value, str):
+                raise BadOption(f"scale parameter {key} is a list of routes, got {value!r}")
+            continue
         if not isinstance(value, int) or value <= 0:
             raise BadOption(f"scale parameter {key} must be a positive integer, got {value!r}")
         if value > MAX_PARAM:
             raise BadOption(f"scale parameter {key}={value:,} is above the bound of {MAX_PARAM:,}")
+    if (overrides or {}).get("writer_stress"):
+        overrides = {**STRESS, **(overrides or {})}
     scale = dataclasses.replace(scale, **(overrides or {}))
     if scale.files > MAX_FILES or scale.rows > MAX_ROWS:
         raise BadOption(f"the payments table would hold {scale.files:,} files and {scale.rows:,} rows; the bounds are "
