@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from bench.core.failures import KINDS, NOT_RECORDED
 from tests.conftest import WRITERS_CONFIGS
 from tests.test_e2e import ran
 
@@ -43,6 +44,8 @@ def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_en
     assert x["commit_attempts"] == x["batches_attempted"] + x["retries"]
     assert x["conflicts"] == sum(len(b["failures"]) for b in x["batches"]) == sum(x["failure_causes"].values())
     assert all(f["cause"] for b in x["batches"] for f in b["failures"])  # each failed attempt with its cause
+    assert all(f["kind"] in KINDS and f["kind"] != NOT_RECORDED for b in x["batches"] for f in b["failures"])
+    assert sum(x["failure_kinds"].values()) == x["conflicts"]
     assert x["rows_committed"] == TINY_KEYS * x["batches_committed"]
     engines = x["invariants"]["engines"]
     assert engines["spark"]["read"] == "reads" and set(engines["spark"]["checks"]) >= {
@@ -74,6 +77,9 @@ def test_writers_coordinate_through_servers_the_run_started(tiny_run):
     assert settings["hoodie.write.lock.provider"].endswith("ZookeeperBasedLockProvider")
     assert settings["hoodie.write.lock.zookeeper.url"] == hudi["servers"]["hudi_lock"]["connect"]
     assert settings["hoodie.clean.automatic"] == "true"  # Hudi's default: each writer cleans (writer_inline_clean=1)
+    assert settings["hoodie.client.heartbeat.interval_in_ms"] == "2000"  # tiny's races last a minute
+    assert hudi["setup"] == {"name": "realistic", "service": True, "service_every_commits": 2, "keep_snapshots_s": 300.0,
+                             "writers_clean": True, "heartbeat_ms": 2000, "retry": "checked"}
     nbcc = {s["key"]: s["value"] for s in race(tiny_run, "hudi-mor", "processes", "nbcc")["coordination"]["settings"]}
     assert nbcc["hoodie.write.concurrency.mode"] == "NON_BLOCKING_CONCURRENCY_CONTROL"
 

@@ -11,6 +11,7 @@ import pytest
 from bench.formats.base import HistoryEntry
 from bench.measure import invariants
 from bench.workload.contention import DISJOINT_FILES, SAME_KEYS, SHARED_FILES, plan
+from bench.workload.scales import get_scale
 
 FILES = [[day * 1000 + f * 100 + k for k in range(40)] for day in range(4) for f in range(2)]  # 4 days x 2 files
 
@@ -103,30 +104,6 @@ def test_history_after_the_service_expired_the_snapshots_from_before_the_race():
     assert not invariants.check_history(history, before, 3)["commits_match_acknowledged"]["ok"]
     gap = invariants.check_history([history[0], HistoryEntry("5", "4", "overwrite", True)], before, 2)
     assert gap["history_without_gaps"]["evidence"] == ["commit 5 follows 4, which the history lacks"]
-
-
-class _CountingService:
-    """A stand-in table format whose service only counts its calls (the loop, not a format, is under test)."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def table_service(self, spark, table, expire_before=None) -> str:
-        self.calls += 1
-        return "compaction"
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_table_service_runs_beside_the_writers_only_when_asked(enabled):
-    import time
-
-    from bench.run.race import ServiceLoop
-
-    fmt = _CountingService()
-    with ServiceLoop(fmt, None, None, pause_s=0.01, enabled=enabled) as service:
-        time.sleep(0.2)
-    assert (fmt.calls > 0) == enabled and len(service.runs) == fmt.calls
-    assert all(r["committed"] and r["service"] == "compaction" for r in service.runs)
 
 
 def test_a_writer_application_is_told_the_tables_bucket_count(tmp_path):
@@ -288,16 +265,21 @@ def test_each_failed_attempt_is_counted_by_the_cause_its_format_words(monkeypatc
     expired = {"class": "IllegalArgumentException", "root_cause": None, "message": "Snapshot 1 is not an ancestor of 2"}
     conflict = {"class": "org.apache.iceberg.exceptions.ValidationException", "root_cause": None,
                 "message": "Found conflicting files that can contain records matching ref(name=\"txn_id\") in (1)"}
+    # writer 0's two failures ran while writer 1's commit landed: write conflicts by their timing
+    conflict.update(started_at=100.0, ended_at=103.0)
     batches = [{"writer": 0, "keys": [1], "attempts": 3, "committed": True, "seconds": 1.0, "failures": [dict(conflict), dict(conflict)]},
-               {"writer": 1, "keys": [2], "attempts": 2, "committed": True, "seconds": 1.0, "failures": [dict(expired)]}]
+               {"writer": 1, "keys": [2], "attempts": 2, "committed": True, "seconds": 1.0, "failures": [dict(expired)],
+                "attempt_started_at": 101.0, "ended_at": 102.0}]
     monkeypatch.setattr(several, "race", lambda *a, **k: RaceResult(batches, [], 10.0, 1.0))
-    lab = SimpleNamespace(spark=None, session=SimpleNamespace(writer_pool=None, scale=SimpleNamespace(writer_service=1, writer_blind_retry=0)))
+    lab = SimpleNamespace(spark=None, session=SimpleNamespace(writer_pool=None, scale=get_scale("tiny")))
     shared = several.SeveralWriters(lab, make_adapter("iceberg-mor", Path("/w"), 1 << 27), "processes", "default", None, [])
     said: list[str] = []
     result = shared.race(None, SimpleNamespace(batches=[]), said.append)
     assert said == ["iceberg-mor: 2 of 2 batches committed in 10 s, failed attempts: another commit added rows its "
-                    "statement matches x2; its starting snapshot was expired before it committed x1"]
+                    "statement matches x2; its starting snapshot was expired before it committed x1 (by kind: write conflict x2; "
+                    "the race's own snapshot expiry x1)"]
     summary = several.summarize(result, 2)
     assert summary["failure_causes"] == {"another commit added rows its statement matches": 2,
                                          "its starting snapshot was expired before it committed": 1}
+    assert summary["failure_kinds"] == {"write conflict": 2, "the race's own snapshot expiry": 1}
     assert summary["conflicts"] == 3 and summary["conflict_classes"]["IllegalArgumentException"] == 1

@@ -265,6 +265,7 @@ class TableFormat(abc.ABC):
     control: str = DEFAULT_CONTROL
     # the writes clean after their commits (Hudi's default); several_writers() may leave that to the table service
     cleans_after_commit: bool = True
+    heartbeat_ms: int = 0  # a writer's heartbeat interval where the format keeps one (Hudi); 0: the format's own
     files_per_partition: int | None = None  # set by shape_like()
 
     def shape_like(self, files_per_partition: int) -> None:
@@ -274,10 +275,11 @@ class TableFormat(abc.ABC):
         self.files_per_partition = files_per_partition
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
-                        inline_clean: bool = True) -> list[Setting]:
+                        inline_clean: bool = True, heartbeat_ms: int = 0) -> list[Setting]:
         """Put this adapter on the catalog and lock that several Spark applications can share, under ``control``;
         return the Spark session settings every writer's application (and the table service's) applies.
         ``inline_clean``: writers also run the format's clean after their commits (Hudi), not only the table service.
+        ``heartbeat_ms``: a writer's heartbeat interval where the format keeps one (Hudi); 0: the format's default.
 
         Raises:
             NotSupported: the family has no such concurrency control.
@@ -310,19 +312,27 @@ class TableFormat(abc.ABC):
         return None
 
     # Why a writer's commit attempt failed, read from the exception it got: (regex searched in "class root: message",
-    # cause), the first match wins and a cause may name the match's groups. A family's own conflict checks word their
-    # reasons; the exception class alone does not say whether another writer or the table service caused it.
-    failure_causes: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # cause, kind), the first match wins and a cause may name the match's groups. A family's own conflict checks word
+    # their reasons; the kind (``bench.core.failures``) where the words alone decide who caused it, else None (the race
+    # then decides by what committed while the attempt ran).
+    failure_causes: ClassVar[tuple[tuple[str, str, str | None], ...]] = ()
 
     def failure_cause(self, failure: dict[str, str]) -> str:
         """The cause of one failed attempt (``bench.measure.writers.failure``'s record), ``other (<class>)`` where
         the family names none for it."""
+        return self._worded(failure)[0]
+
+    def failure_kind(self, failure: dict[str, str]) -> str | None:
+        """The kind of one failed attempt where the format's words decide it (``bench.core.failures``), else None."""
+        return self._worded(failure)[1]
+
+    def _worded(self, failure: dict[str, str]) -> tuple[str, str | None]:
         text = f"{failure.get('class', '')} {failure.get('root_cause') or ''}: {failure.get('message', '')}"
-        for pattern, cause in self.failure_causes:
+        for pattern, cause, kind in self.failure_causes:
             match = re.search(pattern, text)
             if match:
-                return cause.format(**match.groupdict())
-        return f"other ({(failure.get('root_cause') or failure.get('class') or '?').rsplit('.', 1)[-1]})"
+                return cause.format(**match.groupdict()), kind
+        return f"other ({(failure.get('root_cause') or failure.get('class') or '?').rsplit('.', 1)[-1]})", None
 
     def attach(self, spark: SparkSession, table: TableRef) -> None:
         """Make a table another application created usable from this one (a catalog entry, a registration)."""

@@ -48,10 +48,10 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
     modes = tuple(MODES)
     # Delta 3.3.2's conflict checker (ConflictChecker), by its exception classes
     failure_causes = (
-        (r"ConcurrentAppendException", "another commit added files where its statement read"),
-        (r"ConcurrentDeleteReadException", "another commit removed files its statement read"),
-        (r"ConcurrentDeleteDeleteException", "another commit removed the files it removes"),
-        (r"io\.delta\.exceptions\.(?P<name>\w+)Exception", "conflict ({name})"),
+        (r"ConcurrentAppendException", "another commit added files where its statement read", None),
+        (r"ConcurrentDeleteReadException", "another commit removed files its statement read", None),
+        (r"ConcurrentDeleteDeleteException", "another commit removed the files it removes", None),
+        (r"io\.delta\.exceptions\.(?P<name>\w+)Exception", "conflict ({name})", None),
     )
 
     @classmethod

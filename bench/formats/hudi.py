@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bench.core.failures import HEARTBEAT_EXPIRY, TABLE_SERVICE, WRITE_CONFLICT
 from bench.exceptions import NotSupported
 from bench.formats import hudi_timeline
 from bench.formats.base import (
@@ -93,10 +94,23 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
     # rollback of a failed write and inline clean, the service's clean) running the same instant at once, and from
     # the metadata table
     failure_causes = (
-        (r"overlapping writes .*second operation = \{actionType=(?P<action>\w+)", "overlapping write with a concurrent {action}"),
-        (r"HoodieRollbackException", "another application rolled back the same failed write"),
-        (r"FileAlreadyExists.*\.hoodie/timeline/\d+\.(?P<action>[a-z]+)\.", "another application ran the same {action} instant"),
-        (r"FileNotFoundException.*\.hoodie/metadata/", "a metadata-table file it read was gone"),
+        # the concurrent action names the kind where only one side makes it: a MERGE_ON_READ writer's deltacommit, a
+        # service's compaction, clean or clustering (replacecommit); a `commit` is a copy-on-write writer's or a
+        # MERGE_ON_READ compaction's, so the race decides it by what committed meanwhile
+        (r"overlapping writes .*second operation = \{actionType=(?P<action>deltacommit)", "overlapping write with a concurrent {action}",
+         WRITE_CONFLICT),
+        (r"overlapping writes .*second operation = \{actionType=(?P<action>compaction|logcompaction|clean|replacecommit|clustering)",
+         "overlapping write with a concurrent {action}", TABLE_SERVICE),
+        (r"overlapping writes .*second operation = \{actionType=(?P<action>\w+)", "overlapping write with a concurrent {action}", None),
+        # HeartbeatUtils.abortIfHeartbeatExpired: the writer's instant outlived its heartbeat (LAZY failed-writes policy)
+        (r"Heartbeat for instant \d+ has expired", "its heartbeat expired before it committed", HEARTBEAT_EXPIRY),
+        # a clean's lazy rollback (the service's, or a writer's own clean after its commit) racing another one
+        (r"HoodieRollbackException", "another application rolled back the same failed write", TABLE_SERVICE),
+        (r"FileAlreadyExists.*\.hoodie/timeline/\d+\.(?P<action>clean|rollback|compaction|replacecommit)\.",
+         "another application ran the same {action} instant", TABLE_SERVICE),
+        (r"FileAlreadyExists.*\.hoodie/timeline/\d+\.(?P<action>[a-z]+)\.", "another application ran the same {action} instant",
+         None),
+        (r"FileNotFoundException.*\.hoodie/metadata/", "a metadata-table file it read was gone", None),
     )
     # the metadata table (files, column stats, ... partitions) is itself a MoR table written on every commit
     parts = {".hoodie/metadata/": "metadata_table"}
@@ -169,10 +183,11 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         return super().table_name(name) + ("_nbcc" if self.control == NBCC else "")
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
-                        inline_clean: bool = True) -> list[Setting]:
+                        inline_clean: bool = True, heartbeat_ms: int = 0) -> list[Setting]:
         """ZooKeeper's lock for optimistic concurrency control (OCC), or for non-blocking concurrency control (NBCC:
-        MERGE_ON_READ with the simple bucket index); failed writes cleaned lazily, as several writers require; writer
-        heartbeats short enough that the final clean rolls back a killed or failed writer within the race's check.
+        MERGE_ON_READ with the simple bucket index); failed writes cleaned lazily, as several writers require; the
+        writers' heartbeat Hudi's own (60 s, 2 misses tolerated) unless ``heartbeat_ms`` says otherwise (the stress
+        variant's 2 s: a failed writer's instant is rolled back seconds later, and a slow live one may be too).
 
         Without ``inline_clean``, writers leave cleaning (and with it the lazy rollback of failed writes) to the one
         table service, as Hudi's maintainers advise for several jobs (HUDI-8143). A writer's clean after its commit
@@ -181,15 +196,18 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         statement fails ("Could not delete instant", "No pending rollback instants found") after its own commit
         completed, so a job that retries it applies its batch twice (docs/several-writers.md)."""
         if control not in (DEFAULT_CONTROL, NBCC):
-            super().several_writers(coordinator, control, inline_clean)
+            super().several_writers(coordinator, control, inline_clean, heartbeat_ms)
         if control == NBCC and self.mode != "mor":
             raise NotSupported(f"{self.config_id}: NBCC needs a MERGE_ON_READ table (Hudi's docs, concurrency control)")
         if coordinator.zookeeper is None:
             raise NotSupported(f"{self.config_id}: several applications need a lock they share (ZooKeeper)")
-        self.control, self.cleans_after_commit = control, inline_clean
+        self.control, self.cleans_after_commit, self.heartbeat_ms = control, inline_clean, heartbeat_ms
         host, port = coordinator.zookeeper
         mode = "NON_BLOCKING_CONCURRENCY_CONTROL" if control == NBCC else "OPTIMISTIC_CONCURRENCY_CONTROL"
-        return [
+        heartbeat = [Setting("concurrency", "hoodie.client.heartbeat.interval_in_ms", str(heartbeat_ms), SRC_WRITE_CONFIG),
+                     Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", "2", SRC_WRITE_CONFIG)] \
+            if heartbeat_ms else []
+        return heartbeat + [
             Setting("concurrency", "hoodie.write.concurrency.mode", mode, SRC_WRITE_CONFIG),
             Setting("concurrency", "hoodie.write.lock.provider",
                     "org.apache.hudi.client.transaction.lock.ZookeeperBasedLockProvider", DOC_CONCURRENCY),
@@ -201,8 +219,6 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             Setting("concurrency", "hoodie.write.lock.zookeeper.lock_key", self.config_id + "_" + control, SRC_LOCK_CONFIG),
             Setting("concurrency", "hoodie.clean.failed.writes.policy", "LAZY", SRC_CLEAN_CONFIG),
             Setting("concurrency", "hoodie.write.num.retries.on.conflict.failures", "0", SRC_WRITE_CONFIG),
-            Setting("concurrency", "hoodie.client.heartbeat.interval_in_ms", "2000", SRC_WRITE_CONFIG),
-            Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", "2", SRC_WRITE_CONFIG),
             # recorded with the race; the table service cleans by its own call (run_clean) whatever this says
             Setting("concurrency", "hoodie.clean.automatic", "true" if self.cleans_after_commit else "false", SRC_CLEAN_CONFIG),
         ]

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench.core.failures import HARNESS_EXPIRY
 from bench.exceptions import NotSupported
 from bench.formats.base import (
     DATA,
@@ -73,14 +74,14 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
     catalog = CATALOG  # JDBC_CATALOG once ``several_writers`` moved the adapter there
     # the commit-time validations of Iceberg 1.10.2 (MergingSnapshotProducer, BaseRowDelta, SparkCopyOnWriteScan)
     failure_causes = (
-        (r"Found conflicting files that can contain records", "another commit added rows its statement matches"),
-        (r"Found new conflicting delete files", "another commit deleted rows its statement matches"),
-        (r"Found conflicting deleted files", "another commit removed files its statement read"),
-        (r"Found concurrently added DV", "another commit added a deletion vector to the same file"),
-        (r"missing data files", "the files it deletes from were rewritten by a concurrent commit"),
-        (r"Runtime file filtering is not possible", "the table changed while its statement scanned"),
-        (r"Snapshot \d+ is not an ancestor of", "its starting snapshot was expired before it committed"),
-        (r"CommitFailedException", "lost the catalog's compare-and-set"),
+        (r"Found conflicting files that can contain records", "another commit added rows its statement matches", None),
+        (r"Found new conflicting delete files", "another commit deleted rows its statement matches", None),
+        (r"Found conflicting deleted files", "another commit removed files its statement read", None),
+        (r"Found concurrently added DV", "another commit added a deletion vector to the same file", None),
+        (r"missing data files", "the files it deletes from were rewritten by a concurrent commit", None),
+        (r"Runtime file filtering is not possible", "the table changed while its statement scanned", None),
+        (r"Snapshot \d+ is not an ancestor of", "its starting snapshot was expired before it committed", HARNESS_EXPIRY),
+        (r"CommitFailedException", "lost the catalog's compare-and-set", None),
     )
 
     @classmethod
@@ -122,9 +123,9 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
-                        inline_clean: bool = True) -> list[Setting]:
+                        inline_clean: bool = True, heartbeat_ms: int = 0) -> list[Setting]:
         """The JDBC catalog (on the run's PostgreSQL): Spark settings of a catalog named ``cowmor_jdbc``."""
-        super().several_writers(coordinator, control, inline_clean)
+        super().several_writers(coordinator, control, inline_clean, heartbeat_ms)
         if coordinator.catalog is None:
             raise NotSupported(f"{self.config_id}: several applications need a shared catalog (PostgreSQL for the JDBC catalog)")
         self.catalog = JDBC_CATALOG

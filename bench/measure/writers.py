@@ -71,7 +71,8 @@ def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: 
             try:
                 fmt.update_where(spark, table, predicate, {**INCREMENT, "notes": f"'{label}'"})
             except Exception as err:  # noqa: BLE001 - a lost conflict is the finding: recorded, then retried
-                failed = {**failure(err), "seconds": time.perf_counter() - clock}
+                failed = {**failure(err), "seconds": time.perf_counter() - clock, "started_at": attempt_start,
+                          "ended_at": time.time()}  # what committed meanwhile decides its kind (bench.core.failures)
                 record["failures"].append(failed)
                 if retry == CHECKED:
                     fmt.see_other_writers(spark, table)

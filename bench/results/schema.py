@@ -675,6 +675,7 @@ class Coordination:
     retry: str | None = None
     settings: list[Setting] = field(default_factory=list)
     servers: dict[str, Any] = field(default_factory=dict)
+    setup: dict[str, Any] | None = None  # realistic or stress, and its values (bench/workload/scales.py)
 
 
 @dataclass(frozen=True)
@@ -746,6 +747,7 @@ class WritersRace:
     conflicts_by_race: list[int] | None = None
     evidence: list[str] | None = None  # the folders where races that broke an invariant left their table
     failure_causes: dict[str, int] | None = None  # failed attempts by cause, as the format words it
+    failure_kinds: dict[str, int] | None = None  # failed attempts by kind (bench.core.failures): who caused them
     raised_after_commit: int | None = None  # the retry that checks first (bench/measure/writers.py)
 
 

@@ -2,8 +2,8 @@
 
 Writers are separate Spark applications (``processes``: one JVM each, ``python -m bench.run.writer_process``) or
 threads of the run's own application (``threads``: one Spark session each). Either way every writer first starts
-and warms up, then all are released together; the table service (``TableFormat.table_service``) runs back to back
-in the run's application until the last writer is done. Each batch's record is written the moment it ends (a
+and warms up, then all are released together; the table service (``TableFormat.table_service``) runs in the run's
+application on its cadence (after every N writer commits, or back to back) until the last writer is done. Each batch's record is written the moment it ends (a
 file per writer process), so a writer that dies loses nothing it finished.
 
 Writer applications are kept between races (``WriterPool``): a JVM start and its first statements cost about a
@@ -68,24 +68,53 @@ def writer_conf(spark: SparkSession) -> dict[str, str]:
                    "spark.ui.showConsoleProgress": "false"}
 
 
-class ServiceLoop:
-    """The table service, back to back in the run's application, until told to stop."""
+@dataclass(frozen=True)
+class Cadence:
+    """When the table service runs beside the writers: after every ``every`` writer commits (0: back to back), each
+    run expiring what only snapshots older than ``keep_s`` seconds need (0: every state before the race began)."""
 
-    def __init__(self, fmt: TableFormat, spark: SparkSession, table: TableRef, pause_s: float = 0.5,
-                 enabled: bool = True) -> None:
-        """``enabled=False``: the writers race alone (what a finding looks like without the service beside it)."""
-        self.fmt, self.spark, self.table, self.pause_s, self.enabled = fmt, spark, table, pause_s, enabled
-        self.since = time.time()  # the race's start: the service may expire the table's states before it
+    every: int = 0
+    keep_s: float = 0.0
+    pause_s: float = 0.5  # back to back: between one run's end and the next run's start
+
+    def record(self) -> dict[str, Any]:
+        return {"service_every_commits": self.every, "keep_snapshots_s": self.keep_s}
+
+
+class ServiceLoop:
+    """The table service in the run's application, on its cadence, until told to stop."""
+
+    def __init__(self, fmt: TableFormat, spark: SparkSession, table: TableRef, cadence: Cadence = Cadence(),
+                 commits: Callable[[], int] = lambda: 0, enabled: bool = True) -> None:
+        """``commits()``: the writers' commits so far (the cadence counts them); ``enabled=False``: the writers race
+        alone (what a finding looks like without the service beside it)."""
+        self.fmt, self.spark, self.table, self.cadence, self.commits = fmt, spark, table, cadence, commits
+        self.enabled = enabled
+        self.since = time.time()  # the race's start: the stress variant's expiry drops every state before it
         self.runs: list[dict[str, Any]] = []
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="cowmor-table-service", daemon=True)
 
+    def expire_before(self) -> float:
+        return self.since if not self.cadence.keep_s else time.time() - self.cadence.keep_s
+
+    def _due(self) -> bool:
+        """Wait until the next run is due (the cadence's commits came) or the race ended; True: run now."""
+        if not self.cadence.every:
+            return not self._done.is_set()
+        due = (len([r for r in self.runs if "not_applicable" not in r]) + 1) * self.cadence.every
+        while True:  # a run that came due as the last writer finished still runs (a scheduler's trigger fired)
+            if self.commits() >= due:
+                return True
+            if self._done.wait(0.1):
+                return self.commits() >= due
+
     def _loop(self) -> None:
-        while not self._done.is_set():
+        while self._due():
             # wall-clock times, as the writers' batches have: a violation's evidence sets the two side by side
             start, started_at = time.perf_counter(), time.time()
             try:
-                ran = self.fmt.table_service(self.spark, self.table, expire_before=self.since)
+                ran = self.fmt.table_service(self.spark, self.table, expire_before=self.expire_before())
                 self.runs.append({"service": ran, "committed": True, "seconds": time.perf_counter() - start,
                                   "started_at": started_at, "ended_at": time.time()})
             except NotSupported as why:
@@ -94,7 +123,8 @@ class ServiceLoop:
             except Exception as err:  # noqa: BLE001 - a service that loses the race is recorded, not fatal
                 self.runs.append({"committed": False, "seconds": time.perf_counter() - start, "started_at": started_at,
                                   "ended_at": time.time(), **failure(err)})
-            self._done.wait(self.pause_s)
+            if not self.cadence.every:
+                self._done.wait(self.cadence.pause_s)
 
     def __enter__(self) -> ServiceLoop:
         if self.enabled:
@@ -109,15 +139,17 @@ class ServiceLoop:
 
 def race(fmt: TableFormat, spark: SparkSession, table: TableRef, batches: list[list[list[int]]], kind: str,
          settings: list[Setting], coordinator: Coordinator, retries: int, pool: WriterPool,
-         progress: Callable[[str], None], service: bool = True, retry: str = CHECKED) -> RaceResult:
-    """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside
-    (unless ``service`` is false), a failed batch retried as ``retry`` says. Writer applications come from ``pool``."""
+         progress: Callable[[str], None], service: bool = True, retry: str = CHECKED,
+         cadence: Cadence = Cadence()) -> RaceResult:
+    """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside on
+    its ``cadence`` (unless ``service`` is false), a failed batch retried as ``retry`` says. Writer applications come
+    from ``pool``."""
     if kind == PROCESSES:
-        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service, retry)
-    return _threads(fmt, spark, table, batches, settings, retries, progress, service, retry)
+        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service, retry, cadence)
+    return _threads(fmt, spark, table, batches, settings, retries, progress, service, retry, cadence)
 
 
-def _threads(fmt, spark, table, batches, settings, retries, progress, service_on, retry) -> RaceResult:
+def _threads(fmt, spark, table, batches, settings, retries, progress, service_on, retry, cadence) -> RaceResult:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
     gate = threading.Barrier(len(batches) + 1)
@@ -140,7 +172,8 @@ def _threads(fmt, spark, table, batches, settings, retries, progress, service_on
     gate.wait(timeout=READY_TIMEOUT_S)
     startup = time.perf_counter() - started
     progress(f"{fmt.config_id}: {len(batches)} writer threads released")
-    with ServiceLoop(fmt, spark, table, enabled=service_on) as service:
+    with ServiceLoop(fmt, spark, table, cadence, lambda: sum(bool(r.get("committed")) for r in list(records)),
+                     enabled=service_on) as service:
         go = time.perf_counter()
         for t in threads:
             t.join()
@@ -153,11 +186,12 @@ def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> 
     """What a writer application needs to rebuild this adapter on the same table, catalog, lock and layout
     (``writer_process.writer_adapter`` reads it back)."""
     return {"config_id": fmt.config_id, "warehouse": fmt.warehouse, "target_file_bytes": fmt.target_file_bytes,
-            "control": fmt.control, "inline_clean": fmt.cleans_after_commit, "files_per_partition": fmt.files_per_partition,
+            "control": fmt.control, "inline_clean": fmt.cleans_after_commit, "heartbeat_ms": fmt.heartbeat_ms,
+            "files_per_partition": fmt.files_per_partition,
             "coordinator": dataclasses.asdict(coordinator), "table": dataclasses.asdict(table)}
 
 
-def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on, retry) -> RaceResult:
+def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on, retry, cadence) -> RaceResult:
     started = time.perf_counter()
     new = pool.ensure(writer_conf(spark), len(batches))
     jobs = pool.hand_out([{**writer_spec(fmt, coordinator, table), "writer": number, "batches": mine, "retries": retries,
@@ -168,7 +202,7 @@ def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress,
         startup = time.perf_counter() - started
         progress(f"{fmt.config_id}: {len(batches)} writer applications warm ({new} started now, {len(batches) - new} kept "
                  "from earlier races); released")
-        with ServiceLoop(fmt, spark, table, enabled=service_on) as service:
+        with ServiceLoop(fmt, spark, table, cadence, lambda: committed_so_far(jobs), enabled=service_on) as service:
             release = time.perf_counter()
             pool.go(jobs)
             errors = pool.wait(jobs, "done")
@@ -181,6 +215,18 @@ def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress,
     records = [json.loads(line) for job in jobs if job.out.exists() for line in job.out.read_text().splitlines() if line.strip()]
     return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors, new,
                       released_at=service.since)
+
+
+def committed_so_far(jobs: list[Job]) -> int:
+    """The batches the writers have committed so far, from the records each appends as a batch ends."""
+    count = 0
+    for job in jobs:
+        for line in job.out.read_text().splitlines() if job.out.exists() else []:
+            try:
+                count += bool(json.loads(line).get("committed"))
+            except json.JSONDecodeError:  # the line a writer is appending right now
+                pass
+    return count
 
 
 @dataclass

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bench.core import uncertainty
+from bench.core import failures, uncertainty
 from bench.core.ledger import LEDGER, RACES
 from bench.core.storage import Files, is_local
 from bench.exceptions import NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
 from bench.measure import invariants
 from bench.measure.writers import BLIND, CHECKED
-from bench.run.race import PROCESSES, RaceResult, race
+from bench.run.race import PROCESSES, Cadence, RaceResult, race
 from bench.run.tables import update_keys
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 RETRIES = 2  # the harness's retries of a batch whose commit failed (as a job scheduler would retry it)
 EVIDENCE_MAX_BYTES = 512 * 2**20  # a violating race's table is copied whole up to this size (tiny and small: a few MB)
-HEARTBEAT_EXPIRY_S = 6.0  # Hudi: 2 missed 2-second heartbeats mark a failed writer's instant for the lazy rollback
+HUDI_HEARTBEAT_MS, HUDI_TOLERABLE_MISSES = 60_000, 2  # Hudi 1.1.1's defaults (HoodieWriteConfig)
+EXPIRY_MARGIN_S = 2.0
 
 
 @dataclass
@@ -74,14 +75,31 @@ class SeveralWriters:
         coordinator = Coordinator(
             catalog=coordination.catalog().iceberg_properties() if fmt.family == "iceberg" else None,
             zookeeper=(coordination.lock().host, coordination.lock().port) if fmt.family == "hudi" else None)
-        settings = fmt.several_writers(coordinator, control, bool(lab.session.scale.writer_inline_clean))
+        scale = lab.session.scale
+        settings = fmt.several_writers(coordinator, control, bool(scale.writer_inline_clean), scale.writer_heartbeat_ms)
         return cls(lab, fmt, kind, control, coordinator, settings)
 
+    @property
+    def cadence(self) -> Cadence:
+        scale = self.lab.session.scale
+        return Cadence(scale.writer_service_every, float(scale.writer_keep_snapshots_s))
+
+    def setup(self) -> dict[str, Any]:
+        """The race's set-up (``writer_stress`` and the values it sets, scales.py), recorded with every race."""
+        scale = self.lab.session.scale
+        return {"name": "stress" if scale.writer_stress else "realistic", "service": bool(scale.writer_service),
+                **self.cadence.record(), "writers_clean": bool(scale.writer_inline_clean),
+                "heartbeat_ms": scale.writer_heartbeat_ms or None, "retry": self.retry}
+
     def record(self) -> dict[str, Any]:
-        """What coordinated the writers (recorded with the race)."""
+        """What coordinated the writers, and how the race was set up (recorded with the race)."""
         coordination = self.lab.session.coordination
         return {"kind": self.kind, "control": self.control, "retry": self.retry, "settings": [vars(s) for s in self.settings],
-                "servers": coordination.record() if coordination else {}}
+                "servers": coordination.record() if coordination else {}, "setup": self.setup()}
+
+    def heartbeat_expiry_s(self) -> float:
+        """How long after its last heartbeat a failed writer's instant may be rolled back (Hudi: interval x misses)."""
+        return (self.fmt.heartbeat_ms or HUDI_HEARTBEAT_MS) * HUDI_TOLERABLE_MISSES / 1000
 
     @LEDGER.charged(RACES)
     def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, set[str]]:
@@ -111,14 +129,17 @@ class SeveralWriters:
         """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
         result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
                       RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service),
-                      retry=self.retry)
+                      retry=self.retry, cadence=self.cadence)
         for batch in result.batches:
             for failure in batch["failures"]:
                 failure["cause"] = self.fmt.failure_cause(failure)
+                failure["kind"] = failures.kind(failure, self.fmt.failure_kind(failure), batch["writer"], result.batches,
+                                                result.services)
         causes = failure_causes(result.batches)
         committed = sum(bool(b.get("committed")) for b in result.batches)
         progress(f"{self.fmt.config_id}: {committed} of {len(result.batches)} batches committed in {result.wall_s:.0f} s"
-                 + (", failed attempts: " + "; ".join(f"{c} x{n}" for c, n in causes.items()) if causes else
+                 + (", failed attempts: " + "; ".join(f"{c} x{n}" for c, n in causes.items()) + " (by kind: " +
+                    "; ".join(f"{k} x{n}" for k, n in failures.counted(result.batches).items()) + ")" if causes else
                     ", no failed attempt"))
         return result
 
@@ -127,8 +148,10 @@ class SeveralWriters:
               history_before: set[str]) -> dict[str, Any]:
         """The invariants on every engine, the answer before and after a last table service, and the history."""
         spark, fmt = self.lab.spark, self.fmt
-        if self.fmt.family == "hudi" and any(b["failures"] for b in result.batches):
-            time.sleep(HEARTBEAT_EXPIRY_S)  # let the failed writers' heartbeats expire, so the last clean rolls them back
+        ended = [f["ended_at"] for b in result.batches for f in b["failures"] if f.get("ended_at")]
+        if self.fmt.family == "hudi" and ended and any(e.by_writer and e.state != "COMPLETED" for e in fmt.history(spark, table)):
+            # a failed writer's instant left behind: the last clean rolls it back once its heartbeat has expired
+            time.sleep(max(0.0, max(ended) + self.heartbeat_expiry_s() + EXPIRY_MARGIN_S - time.time()))
         keys = sorted(set(contention.touched) | set(contention.deleted))
         frame = data.read(["txn_id", "amount", "notes"]).to_pandas()
         base = {int(r.txn_id): (Decimal(r.amount), r.notes) for r in frame[frame.txn_id.isin(keys)].itertuples()}
@@ -138,7 +161,8 @@ class SeveralWriters:
         reference = self.lab.engines[0].name
         before = self._state(self.lab.engines[0], table, keys)
         try:
-            service = fmt.table_service(spark, table, expire_before=result.released_at)
+            keep = self.cadence.keep_s
+            service = fmt.table_service(spark, table, expire_before=time.time() - keep if keep else result.released_at)
         except NotSupported as why:
             service = f"not applicable: {why}"
         history_now = fmt.history(spark, table)
@@ -249,7 +273,7 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
             "batches_failed": sum(p["batches_failed"] for p in per_writer), "commit_attempts": attempts,
             "conflicts": sum(p["conflicts"] for p in per_writer), "conflict_rate": (sum(p["conflicts"] for p in per_writer) / attempts) if attempts else 0.0,
             "retries": sum(p["retries"] for p in per_writer), "conflict_classes": classes,
-            "failure_causes": failure_causes(result.batches),
+            "failure_causes": failure_causes(result.batches), "failure_kinds": failures.counted(result.batches),
             # statements that raised after their commit had landed (found by the checked retry, which then stops)
             "raised_after_commit": sum(bool(b.get("raised_after_commit")) for b in result.batches),
             "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,

@@ -32,7 +32,7 @@ def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
     coordinator = spec["coordinator"]
     zookeeper = tuple(coordinator["zookeeper"]) if coordinator.get("zookeeper") else None
     return fmt, fmt.several_writers(Coordinator(coordinator.get("catalog"), zookeeper), spec["control"],
-                                    spec["inline_clean"])
+                                    spec["inline_clean"], spec.get("heartbeat_ms", 0))
 
 
 def next_job(folder: Path, last: int) -> int | None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.core import failures as kinds
 from bench.formats import make_adapter
 from bench.measure.writers import failure
 
@@ -59,3 +60,39 @@ def test_a_failure_no_format_words_keeps_its_class():
     fmt = make_adapter("iceberg-cow", Path("/w"), 1 << 27)
     assert fmt.failure_cause(failure(OSError("disk full"))) == "other (OSError)"
     assert fmt.failure_cause({"class": "org.x.Boom", "root_cause": "java.io.IOException", "message": ""}) == "other (IOException)"
+
+
+# the kinds the words alone decide; the rest (None) the race decides by what committed meanwhile
+WORDED_KINDS = {
+    "its starting snapshot was expired before it committed": kinds.HARNESS_EXPIRY,
+    "overlapping write with a concurrent deltacommit": kinds.WRITE_CONFLICT,
+    "another application ran the same clean instant": kinds.TABLE_SERVICE,
+    "another application rolled back the same failed write": kinds.TABLE_SERVICE,
+}
+
+
+@pytest.mark.parametrize("config_id, cls, root, message, cause", SEEN)
+def test_a_failure_s_words_decide_its_kind_only_where_they_name_who_caused_it(config_id, cls, root, message, cause):
+    fmt = make_adapter(config_id, Path("/w"), 1 << 27)
+    assert fmt.failure_kind({"class": cls, "root_cause": root, "message": message}) == WORDED_KINDS.get(cause)
+
+
+@pytest.mark.parametrize("action, kind", [("compaction", kinds.TABLE_SERVICE), ("clean", kinds.TABLE_SERVICE),
+                                          ("replacecommit", kinds.TABLE_SERVICE), ("commit", None)])
+def test_hudi_s_concurrent_action_names_the_service_but_a_commit_may_be_either(action, kind):
+    message = ("Cannot resolve conflicts for overlapping writes between first operation = {actionType=deltacommit, "
+               f"instantTime=1, actionState=INFLIGHT'}}, second operation = {{actionType={action}, instantTime=2, "
+               "actionState=COMPLETED")
+    failed = {"class": "org.apache.hudi.exception.HoodieWriteConflictException",
+              "root_cause": "java.util.ConcurrentModificationException", "message": message}
+    fmt = make_adapter("hudi-mor", Path("/w"), 1 << 27)
+    assert fmt.failure_kind(failed) == kind
+    assert fmt.failure_cause(failed) == f"overlapping write with a concurrent {action}"
+
+
+def test_hudi_s_expired_heartbeat_is_its_own_kind():
+    failed = {"class": "org.apache.hudi.exception.HoodieException", "root_cause": "org.apache.hudi.exception.HoodieException",
+              "message": "Heartbeat for instant 20261128101010101 has expired, last heartbeat 1764324610000"}
+    fmt = make_adapter("hudi-mor", Path("/w"), 1 << 27)
+    assert (fmt.failure_cause(failed), fmt.failure_kind(failed)) == ("its heartbeat expired before it committed",
+                                                                     kinds.HEARTBEAT_EXPIRY)

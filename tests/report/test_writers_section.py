@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from bench.core import failures
 from bench.core.uncertainty import describe
 from bench.report.sections import writers
 from bench.results.contract import SPECS, Record, header, record
 
 
 def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2, rates=(0.4, 0.5, 0.6),
-          evidence=()):
+          evidence=(), kinds=None):
+    """``kinds``: the failures by kind (``bench.core.failures``); default: every failure a write conflict."""
     rates = list(rates)
     check = {"ok": not violations, "evidence": violations, "violations": len(violations)}
     fields = {"writers": writers_n, "overlap": overlap, "kind": kind, "control": control, "coordination": {},
@@ -24,7 +26,8 @@ def _race(config_id, control, kind, conflicts, violations, overlap="shared_files
                   **check, "increments_lost_to_the_merge_rule": 0}}}}, "history": {}},
               "violations": violations, "keys_touched": 16, "keys_deleted": 2, "writers_started": writers_n,
               "races": 3, "committed_rows_per_s_by_race": rates, "conflicts_by_race": [conflicts, 0, 0],
-              "committed_rows_per_s_uncertainty": describe(rates), "evidence": list(evidence)}
+              "committed_rows_per_s_uncertainty": describe(rates), "evidence": list(evidence),
+              "failure_kinds": {failures.WRITE_CONFLICT: conflicts} if kinds is None and conflicts else (kinds or {})}
     head = header("several_writers", "race", config_id, config_id.split("-")[0], config_id.split("-")[1], "tiny", 42, [])
     return Record("race", "race", {}, record("several_writers", "race", head, fields))
 
@@ -84,7 +87,7 @@ def test_claim_one_says_whether_copy_on_write_writers_fight_at_the_most_writers_
     claim = next(c for c in writers.claims(fighting) if c["claim"] == writers.CLAIMS[0])
     assert claim["verdict"].startswith("not measurable at this scale (50+ writers); at 4 writers iceberg-cow lost 50%")
     assert claim["verdict"].endswith("Hudi nbcc 0%: the mechanism shows here (against Hudi nbcc)")
-    assert "iceberg-cow (default, shared_files): conflicts / commit attempts 0/4 at 1, 4/8 at 4" in claim["measured"]
+    assert "iceberg-cow (default, shared_files): write conflicts / commit attempts 0/4 at 1, 4/8 at 4" in claim["measured"]
     calm = _run(_race("iceberg-cow", "default", "processes", 0, [], writers_n=4),
                 _race("hudi-mor", "default", "processes", 1, [], writers_n=4))
     claim = next(c for c in writers.claims(calm) if c["claim"] == writers.CLAIMS[0])
@@ -95,7 +98,49 @@ def test_claim_two_names_the_writer_counts_where_nbcc_never_failed_or_retried():
     run = _run(_race("hudi-mor", "nbcc", "processes", 0, [], overlap="same_keys", writers_n=2),
                _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys", writers_n=4))
     claim = next(c for c in writers.claims(run) if c["claim"] == writers.CLAIMS[1])
-    assert claim["verdict"] == "does not hold at 4 writers; without a failed or retried commit at 2 writers"
+    assert claim["verdict"] == "does not hold at 4 writers; without a write conflict at 2 writers; waiting: not measured"
+
+
+def test_claim_two_is_decided_on_failures_other_writers_caused_not_the_table_service_s():
+    """NBCC writers whose attempts the table service failed did not fail each other: the claim holds between writers,
+    and the service's failures are named beside it; one write conflict planted among them turns the verdict."""
+    service_only = _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys",
+                         kinds={failures.TABLE_SERVICE: 2, failures.HEARTBEAT_EXPIRY: 1})
+    claim = next(c for c in writers.claims(_run(service_only)) if c["claim"] == writers.CLAIMS[1])
+    assert claim["verdict"] == ("holds between writers: no attempt failed on another writer's commit; waiting: not "
+                                "measured")
+    assert "0 write conflicts, 0 by another writer or the service, 3 of other kinds" in claim["measured"]
+    planted = _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys",
+                    kinds={failures.TABLE_SERVICE: 2, failures.WRITE_CONFLICT: 1})
+    claim = next(c for c in writers.claims(_run(planted)) if c["claim"] == writers.CLAIMS[1])
+    assert claim["verdict"] == "does not hold; waiting: not measured"
+    either = _race("hudi-mor", "nbcc", "processes", 1, [], overlap="same_keys", kinds={failures.WRITER_OR_SERVICE: 1})
+    assert next(c for c in writers.claims(_run(either)) if c["claim"] == writers.CLAIMS[1])["verdict"].startswith("does not hold")
+
+
+def test_claim_three_counts_the_service_s_failures_not_the_writers_conflicts():
+    """Iceberg writers failing each other is not maintenance fighting writers; an attempt the service failed is."""
+    hudi = _race("hudi-mor", "default", "processes", 2, [], kinds={failures.WRITE_CONFLICT: 2})
+    writers_only = _race("iceberg-mor", "default", "processes", 2, [], kinds={failures.WRITE_CONFLICT: 2})
+    writers_only.info["services_failed"] = 0
+    verdict = next(c for c in writers.claims(_run(hudi, writers_only)) if c["claim"] == writers.CLAIMS[2])["verdict"]
+    assert verdict == "does not hold"
+    fought = _race("iceberg-mor", "default", "processes", 2, [], kinds={failures.TABLE_SERVICE: 2})
+    fought.info["services_failed"] = 0
+    verdict = next(c for c in writers.claims(_run(hudi, fought)) if c["claim"] == writers.CLAIMS[2])["verdict"]
+    assert verdict == "holds"
+    hudi_fought = _race("hudi-mor", "default", "processes", 1, [], kinds={failures.TABLE_SERVICE: 1})
+    verdict = next(c for c in writers.claims(_run(hudi_fought, fought)) if c["claim"] == writers.CLAIMS[2])["verdict"]
+    assert verdict == "does not hold"
+
+
+def test_an_older_race_without_kinds_counts_every_failure_as_a_write_conflict_and_says_so():
+    older = _race("hudi-mor", "nbcc", "processes", 2, [], overlap="same_keys")
+    del older.info["failure_kinds"]
+    claim = next(c for c in writers.claims(_run(older)) if c["claim"] == writers.CLAIMS[1])
+    assert claim["verdict"].startswith("does not hold")
+    assert claim["measured"].endswith("(older races without kinds: every failure counted as a write conflict)")
+    assert writers.races(_run(older)).loc[0, "failed attempts by kind"] == "not recorded (an older run)"
 
 
 def test_each_broken_invariant_is_listed_with_its_evidence(tmp_path):
@@ -113,16 +158,17 @@ def test_each_broken_invariant_is_listed_with_its_evidence(tmp_path):
 
 
 def test_the_claims_give_the_failed_attempts_by_cause():
-    nbcc = _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys")
+    nbcc = _race("hudi-mor", "nbcc", "processes", 3, [], overlap="same_keys", kinds={failures.TABLE_SERVICE: 3})
     nbcc.info["failure_causes"] = {"another application ran the same clean instant": 3}
-    older = _race("hudi-mor", "nbcc", "processes", 2, [], overlap="same_keys", writers_n=4)
-    ice = _race("iceberg-mor", "default", "processes", 1, [])
+    older = _race("hudi-mor", "nbcc", "processes", 2, [], overlap="same_keys", writers_n=4, kinds={failures.OTHER: 2})
+    ice = _race("iceberg-mor", "default", "processes", 1, [], kinds={failures.HARNESS_EXPIRY: 1})
     ice.info["failure_causes"] = {"its starting snapshot was expired before it committed": 1}
     found = {c["claim"]: c for c in writers.claims(_run(nbcc, older, ice))}
     assert found[writers.CLAIMS[1]]["measured"].endswith(
         "failed attempts by cause: another application ran the same clean instant x3; 2 without a recorded cause (older "
         "runs); writers clean: –")
-    assert "iceberg: 0 batches failed, 1 conflicts, services 3 / 1, failed attempts by cause: its starting snapshot was " \
+    assert "iceberg: 0 batches failed, 0 attempts failed by the table service, services ok / lost 3 / 1, failed attempts " \
+           "by cause: its starting snapshot was " \
            "expired before it committed x1" in found[writers.CLAIMS[2]]["measured"]
 
 
@@ -133,3 +179,10 @@ def test_the_table_says_whether_hudis_writers_clean_after_their_commits():
     service_only.info["coordination"] = {"settings": [{"scope": "concurrency", "key": "hoodie.clean.automatic", "value": "false"}]}
     frame = writers.races(_run(default, service_only, iceberg))
     assert list(frame["writers clean"]) == ["yes", "no (the table service only)", "–"]
+
+
+def test_the_table_names_each_race_s_set_up_and_an_older_race_s_as_the_stress_it_was():
+    realistic, older = _race("hudi-mor", "default", "processes", 0, []), _race("hudi-mor", "default", "processes", 0, [])
+    realistic.info["coordination"] = {"setup": {"name": "realistic", "service": True, "service_every_commits": 5}}
+    frame = writers.races(_run(realistic, older))
+    assert list(frame["set-up"]) == ["realistic (service every 5 commits)", "stress (recorded before set-ups were named)"]
