@@ -46,6 +46,11 @@ def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_en
     assert all(f["cause"] for b in x["batches"] for f in b["failures"])  # each failed attempt with its cause
     assert all(f["kind"] in KINDS and f["kind"] != NOT_RECORDED for b in x["batches"] for f in b["failures"])
     assert sum(x["failure_kinds"].values()) == x["conflicts"]
+    wait = x["lock_wait_per_commit_s"]  # from a Hudi writer application's own log; no lock elsewhere, none for threads
+    if config_id.startswith("hudi") and kind == "processes":
+        assert wait["commits"] == x["batches_committed"] and 0 <= wait["median"] <= wait["max"] < x["race_wall_s"], wait
+    else:
+        assert wait is None, (config_id, kind, wait)
     assert x["rows_committed"] == TINY_KEYS * x["batches_committed"]
     engines = x["invariants"]["engines"]
     assert engines["spark"]["read"] == "reads" and set(engines["spark"]["checks"]) >= {

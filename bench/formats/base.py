@@ -307,6 +307,11 @@ class TableFormat(abc.ABC):
             return None
         return any(e.label == label and e.state == "COMPLETED" for e in self.history(spark, table))
 
+    def lock_waits(self, log: str) -> list[tuple[float, float]] | None:
+        """Each lock a writer application waited for, as (asked, held) epoch seconds, read from its log; None where
+        the format's writers take no lock (Iceberg commits by the catalog's compare-and-set, Delta optimistically)."""
+        return None
+
     def processes_unsupported(self) -> str | None:
         """Why writers in separate Spark applications (JVMs) are not safe for this configuration here (None: they are)."""
         return None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.core.failures import HEARTBEAT_EXPIRY, TABLE_SERVICE, WRITE_CONFLICT
 from bench.exceptions import NotSupported
-from bench.formats import hudi_timeline
+from bench.formats import hudi_locks, hudi_timeline
 from bench.formats.base import (
     DATA,
     DEFAULT_CONTROL,
@@ -222,6 +222,10 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
             # recorded with the race; the table service cleans by its own call (run_clean) whatever this says
             Setting("concurrency", "hoodie.clean.automatic", "true" if self.cleans_after_commit else "false", SRC_CLEAN_CONFIG),
         ]
+
+    def lock_waits(self, log: str) -> list[tuple[float, float]] | None:
+        """ZooKeeper's lock, as its provider logs each request and grant (``hudi_locks``)."""
+        return [(w.asked_at, w.held_at) for w in hudi_locks.lock_waits(log)]
 
     def attach(self, spark: SparkSession, table: TableRef) -> None:
         """The session-catalog table over the path, which Hudi's SQL DML needs in every application."""

@@ -748,6 +748,7 @@ class WritersRace:
     evidence: list[str] | None = None  # the folders where races that broke an invariant left their table
     failure_causes: dict[str, int] | None = None  # failed attempts by cause, as the format words it
     failure_kinds: dict[str, int] | None = None  # failed attempts by kind (bench.core.failures): who caused them
+    lock_wait_per_commit_s: dict[str, Any] | None = None  # commits, median, max: seconds waited for the lock (Hudi)
     raised_after_commit: int | None = None  # the retry that checks first (bench/measure/writers.py)
 
 

@@ -213,8 +213,28 @@ def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress,
     if errors:
         pool.stop()
     records = [json.loads(line) for job in jobs if job.out.exists() for line in job.out.read_text().splitlines() if line.strip()]
+    attach_lock_waits(fmt, records, {job.writer: job.folder / "writer.log" for job in jobs})
     return RaceResult(sorted(records, key=lambda r: (r["writer"], r["batch"])), service.runs, wall, startup, errors, new,
                       released_at=service.since)
+
+
+def attach_lock_waits(fmt: TableFormat, records: list[dict[str, Any]], logs: dict[int, Path]) -> None:
+    """Each committed batch's ``lock_wait_s`` (and each failed attempt's): the seconds its writer application waited
+    for locks granted while that attempt ran, from the application's log. Left out where the format takes no lock."""
+    for writer, log in logs.items():
+        waits = fmt.lock_waits(log.read_text(errors="replace")) if log.exists() else None
+        if waits is None:
+            continue
+        for record in (r for r in records if r["writer"] == writer):
+            for attempt in record["failures"]:
+                if attempt.get("started_at") is not None:
+                    attempt["lock_wait_s"] = _waited(waits, attempt["started_at"], attempt["ended_at"])
+            if record.get("committed") and record.get("attempt_started_at") is not None:
+                record["lock_wait_s"] = _waited(waits, record["attempt_started_at"], record["ended_at"])
+
+
+def _waited(waits: list[tuple[float, float]], start: float, end: float) -> float:
+    return sum(held - asked for asked, held in waits if start <= held <= end)
 
 
 def committed_so_far(jobs: list[Job]) -> int:

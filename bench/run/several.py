@@ -247,6 +247,14 @@ def failure_causes(batches: list[dict[str, Any]]) -> dict[str, int]:
     return dict(Counter(f.get("cause", "not recorded") for b in batches for f in b["failures"]).most_common())
 
 
+def lock_wait_per_commit(batches: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The committed batches' lock waits: how many, their median and the longest (None: none was measured)."""
+    waits = [b["lock_wait_s"] for b in batches if b.get("committed") and b.get("lock_wait_s") is not None]
+    if not waits:
+        return None
+    return {"commits": len(waits), "median": float(np.median(waits)), "max": max(waits)}
+
+
 def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
     """Per writer and in all: batches attempted, committed, failed by conflict (by exception class), retried, the
     time to commit, committed rows per second of the race."""
@@ -276,6 +284,9 @@ def summarize(result: RaceResult, writers: int) -> dict[str, Any]:
             "failure_causes": failure_causes(result.batches), "failure_kinds": failures.counted(result.batches),
             # statements that raised after their commit had landed (found by the checked retry, which then stops)
             "raised_after_commit": sum(bool(b.get("raised_after_commit")) for b in result.batches),
+            # the seconds each committed batch's writer waited for the format's lock (Hudi's, from its own log lines;
+            # None where the writers take no lock or, as threads of one application, log no lock of their own)
+            "lock_wait_per_commit_s": lock_wait_per_commit(result.batches),
             "rows_committed": committed_rows, "committed_rows_per_s": committed_rows / result.wall_s if result.wall_s else 0.0,
             "race_wall_s": result.wall_s, "startup_s": result.startup_s, "writers_started": result.writers_started,
             "services": result.services, "services_committed": sum(bool(s.get("committed")) for s in result.services),

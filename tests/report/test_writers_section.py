@@ -186,3 +186,11 @@ def test_the_table_names_each_race_s_set_up_and_an_older_race_s_as_the_stress_it
     realistic.info["coordination"] = {"setup": {"name": "realistic", "service": True, "service_every_commits": 5}}
     frame = writers.races(_run(realistic, older))
     assert list(frame["set-up"]) == ["realistic (service every 5 commits)", "stress (recorded before set-ups were named)"]
+
+
+def test_claim_two_gives_the_nbcc_commits_lock_waits_where_they_were_measured():
+    nbcc = _race("hudi-mor", "nbcc", "processes", 0, [], overlap="same_keys")
+    nbcc.info["lock_wait_per_commit_s"] = {"commits": 4, "median": 0.02, "max": 1.5}
+    claim = next(c for c in writers.claims(_run(nbcc)) if c["claim"] == writers.CLAIMS[1])
+    assert claim["verdict"].endswith("waiting: commits waited a median 0.02 s for the lock (at most 1.50 s, 4 commits)")
+    assert writers.races(_run(nbcc)).loc[0, "lock wait per commit, median / max (s)"] == "0.02 / 1.50"
