@@ -283,3 +283,16 @@ def test_each_failed_attempt_is_counted_by_the_cause_its_format_words(monkeypatc
                                          "its starting snapshot was expired before it committed": 1}
     assert summary["failure_kinds"] == {"write conflict": 2, "the race's own snapshot expiry": 1}
     assert summary["conflicts"] == 3 and summary["conflict_classes"]["IllegalArgumentException"] == 1
+
+
+def test_a_commit_that_reports_fewer_rows_than_its_batch_has_keys_is_caught_with_its_instant():
+    """A planted partial commit (Hudi's numUpdateWrites 3 for a batch of 4 keys) breaks the check; the same commit
+    reporting 4 rows, or a format that reports no row count, passes it."""
+    batch = {"tag": "w0b1", "keys": [1, 2, 3, 4], "committed": True, "attempts": 1, "failures": []}
+    history = [HistoryEntry("20261128194150998", None, "deltacommit", True, label="w0b1#1", rows_changed=3)]
+    invariants.attach_commits([batch], history)
+    check = invariants.check_labelled_commits([batch])["each_commit_changed_its_batch"]
+    assert check["evidence"] == ["w0b1's commit 20261128194150998 reports 3 rows changed; its batch has 4 keys"]
+    for reported in (4, None):
+        invariants.attach_commits([batch], [dataclasses.replace(history[0], rows_changed=reported)])
+        assert invariants.check_labelled_commits([batch])["each_commit_changed_its_batch"]["ok"]

@@ -87,6 +87,7 @@ class HistoryEntry:
     began_at: float | None = None  # epoch s the commit's transaction began (Hudi: its instant was requested)
     completed_at: float | None = None  # epoch s the commit completed
     files_written: int | None = None  # files the commit wrote (Hudi's write stats); None where not read
+    rows_changed: int | None = None  # rows the commit reports it updated (Hudi's write stats, Delta's metrics); None: not reported
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,14 @@ MODES = {"cow": "false", "dv": "true"}
 ROW_METRICS = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numTargetRowsDeleted", "numTargetRowsInserted")
 
 
+def _rows_updated(metrics: dict) -> int | None:
+    """The rows an UPDATE or MERGE commit reports it updated (``commitInfo.operationMetrics``); None: not reported."""
+    for key in ("numUpdatedRows", "numTargetRowsUpdated"):
+        if key in metrics:
+            return int(metrics[key])
+    return None
+
+
 class DeltaFormat(SqlMergeVerbs, TableFormat):
     labels_commits = True  # label_commits: the commit's own metadata carries the label
     family = "delta"
@@ -130,7 +138,8 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
         """Every commit in ``_delta_log``; an OPTIMIZE or a REORG is the table service's."""
         return [HistoryEntry(str(c.version), str(c.version - 1) if c.version else None, c.operation or "",
                              (c.operation or "") not in ("OPTIMIZE", "REORG"), label=c.user_metadata,
-                             completed_at=c.timestamp_ms / 1000 if c.timestamp_ms else None)
+                             completed_at=c.timestamp_ms / 1000 if c.timestamp_ms else None,
+                             rows_changed=_rows_updated(c.operation_metrics))
                 for c in delta_log.commits_since(table.location, None)]
 
     def label_commits(self, spark: SparkSession, label: str) -> None:

@@ -43,7 +43,8 @@ def attach_commits(batches: list[dict[str, Any]], history: list[HistoryEntry]) -
     for e in history:
         if e.label and e.state == "COMPLETED":
             by_batch[e.label.split("#")[0]].append({"label": e.label, "id": e.id, "began_at": e.began_at,
-                                                     "completed_at": e.completed_at, "files_written": e.files_written})
+                                                     "completed_at": e.completed_at, "files_written": e.files_written,
+                                                     "rows_changed": e.rows_changed})
     for b in batches:
         b["commits"] = by_batch.get(b["tag"], [])
     return bool(by_batch)
@@ -63,7 +64,16 @@ def check_labelled_commits(batches: list[dict[str, Any]]) -> dict[str, dict[str,
             attempt = int(made[0].split("#")[1])
             why = b["failures"][attempt - 1]
             evidence.append(f"{b['tag']}: attempt {attempt} failed ({why.get('root_cause') or why['class']}) yet its commit landed")
-    return {"each_commit_acknowledged_once": verdict(evidence)}
+    return {"each_commit_acknowledged_once": verdict(evidence), "each_commit_changed_its_batch": verdict(partial_commits(batches))}
+
+
+def partial_commits(batches: list[dict[str, Any]]) -> list[str]:
+    """Acknowledged batches whose commit reports other than one changed row per key (Hudi's ``numUpdateWrites``, Delta's
+    ``numUpdatedRows``): an empty or partial commit caught as the commit itself recorded it, with its instant. Silent
+    where the format reports no row count."""
+    return [f"{b['tag']}'s commit {c['id']} reports {c['rows_changed']} rows changed; its batch has {len(b['keys'])} keys"
+            for b in batches if b.get("committed") for c in b.get("commits", [])[-1:]
+            if c.get("rows_changed") is not None and c["rows_changed"] != len(b["keys"])]
 
 
 def _race_start(batches: list[dict[str, Any]]) -> float:
