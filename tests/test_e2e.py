@@ -6,6 +6,9 @@ through COWMOR_JARS_DIR); elsewhere their tests skip, and one test checks they w
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 from bench.formats import CONFIGS
@@ -271,11 +274,20 @@ def test_environment_is_recorded(tiny_run):
     assert (tiny_run["run_dir"] / "environment.json").exists() and (tiny_run["run_dir"] / "outcomes.json").exists()
 
 
-def test_one_jvm_per_family(tmp_path):
+def test_one_jvm_per_family(tmp_path, monkeypatch):
     """Stopping a family's application really stops its JVM, so the next family starts clean; a JVM that died (out
     of memory, killed) is started again for its family, and another family starts after it, instead of every later
-    test failing on the dead one."""
+    test failing on the dead one. The first application also shows that a broken python3 first on PATH never
+    reaches Spark's Python workers (createDataFrame needs them): they take the harness's interpreter."""
     from bench.run.spark import SparkApps, SparkOptions
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("python3", "python"):
+        (fake / name).write_text("#!/bin/sh\necho 'not the harness python' >&2\nexit 3\n")
+        (fake / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
 
     def pid(session) -> int:
         return session.sparkContext._jvm.ProcessHandle.current().pid()
@@ -288,6 +300,8 @@ def test_one_jvm_per_family(tmp_path):
     apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
     try:
         first = apps.get("iceberg", {})
+        assert first.createDataFrame([(1,), (2,)], "x bigint").rdd.map(lambda r: r.x * 10).collect() == [10, 20]
+        assert os.environ["PYSPARK_PYTHON"] == sys.executable
         pid1 = pid(first)
         gateway_proc = first.sparkContext._gateway.proc
         apps.stop()

@@ -1,5 +1,5 @@
 """Every --formats selection collects and runs what applies (a copy-on-write-only selection has no compaction
-to run: that test is skipped, not an INTERNALERROR); Spark's Python workers use the harness's interpreter."""
+to run: that test is skipped, not an INTERNALERROR)."""
 
 from __future__ import annotations
 
@@ -34,28 +34,6 @@ def test_every_single_configuration_and_family_selection_collects(tmp_path, sele
     assert node_ids and collected == wanted, proc.stdout[-2000:]
     merge_on_read = any(CONFIGS[c].merges_on_read for c in wanted)
     assert ("test_hotfix_compaction[no-configuration]" not in proc.stdout) == merge_on_read
-
-
-@pytest.mark.spark
-def test_python_workers_use_the_harness_interpreter_not_the_first_python3_on_path(tmp_path, monkeypatch):
-    """A broken python3 first on PATH must not reach Spark's Python workers (createDataFrame needs them)."""
-    from bench.run.spark import SparkApps, SparkOptions
-
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    for name in ("python3", "python"):
-        (fake / name).write_text("#!/bin/sh\necho 'not the harness python' >&2\nexit 3\n")
-        (fake / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
-    apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
-    try:
-        spark = apps.get("iceberg", {})
-        rows = spark.createDataFrame([(1,), (2,)], "x bigint").rdd.map(lambda r: r.x * 10).collect()
-        assert rows == [10, 20]
-        assert os.environ["PYSPARK_PYTHON"] == sys.executable
-    finally:
-        apps.stop()
 
 
 def test_a_file_layout_other_than_the_presets_is_named_in_the_test_ids(tmp_path):
