@@ -38,8 +38,11 @@ def notes(profile: dict[str, Any], params: dict[str, int]) -> list[str]:
     """What the replica does not reproduce, in words."""
     out = []
     touched = profile.get("files_touched_by_random_keys")
+    # the replica's update touches at most one file per key; the table's, at the replica's fraction of its partitions
+    share = params["days"] / max(1, int(profile.get("partitions") or 1))
     clustered = min(params["hotfix_rows"], params["days"] * params["files_per_day"])
-    if touched is not None and touched > 1.5 * clustered:
+    if touched is not None and touched * share > 1.5 * clustered:
         out.append(f"the table's key is less clustered than the replica's: {touched:,.0f} files hold a random update's "
-                   f"keys there, at most {clustered:,} here; the replica is the best case for copy-on-write")
+                   f"keys there ({touched * share:,.0f} at the replica's share of its partitions), at most {clustered:,} "
+                   "here; the replica is the best case for copy-on-write")
     return out

@@ -127,7 +127,7 @@ def test_report_table_takes_the_profile_inspect_wrote(delta_table, tmp_path):
 def test_a_replica_keeps_the_profiles_layout_and_scales_only_its_partitions(tmp_path):
     import deltalake
 
-    from bench.inspect.replica import replica_params
+    from bench.inspect.replica import notes, replica_params
 
     path = tmp_path / "by_day"
     for i in range(FILES):  # two days, two files each, 250 rows a file
@@ -138,5 +138,11 @@ def test_a_replica_keeps_the_profiles_layout_and_scales_only_its_partitions(tmp_
     assert replica_params(p, 0.5) == {"days": 1, "files_per_day": 2, "rows_per_file": ROWS, "hotfix_rows": 5}
     with pytest.raises(BadOption, match="--fraction"):
         replica_params(p, 1.5)
+    # a random update's keys in as many files as keys, at a tenth of 90 days: as clustered as the replica, no note;
+    # in 4,000 of its files the table's key is looser than the generator's, and the replica says so
+    seed = {"partitions": 90, "files_touched_by_random_keys": 1152.0}
+    tenth = {"days": 9, "files_per_day": 54, "rows_per_file": 31408, "hotfix_rows": 120}
+    assert notes(seed, tenth) == []
+    assert "less clustered" in notes({**seed, "files_touched_by_random_keys": 4000.0}, tenth)[0]
     with pytest.raises(BadOption, match="lacks"):
         replica_params({**p, "keys_per_update": None, "workload": {}})
