@@ -23,7 +23,7 @@ from bench.report.costmodel import SEED_PROFILES, Costs, Profile, costs_of, pars
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.model import UserTable
-from bench.report.sections import concurrency, growth, writers
+from bench.report.sections import concurrency, growth, replica, writers
 from bench.report.sections import engines as engine_view
 from bench.report.sections import locate as locate_view
 from bench.report.sections.break_even import section_break_even
@@ -159,6 +159,7 @@ SECTIONS = (
             + concurrency.section(a.run) + writers.section(a.run, a.out)),
     Section("breakeven", "Break-even and recommendation", lambda a: a.breakeven + section_money(
         a.ops, a.reads, a.profiles, a.prices, int((a.run.env.machine.cpus if a.run.env.machine else None) or 1))),
+    Section("replica", "Your table, from its replicas", lambda a: replica.section(a.runs)),
     Section("claims", "Claims check", lambda a: _table(a.claims)),
     Section("environment", "Environment and provenance", lambda a: section_environment(a.run)),
     Section("raw", "Raw data", _raw),

@@ -850,6 +850,7 @@ class Environment:
     engines: dict[str, EngineUsed] = field(default_factory=dict)
     machine: Machine | None = None
     scale: ScaleUsed | None = None
+    like: dict[str, Any] | None = None  # run --like: the profile replicated, its fraction, the replica's parameters
 
 
 # every (scenario, operation) a record may be, and the class that gives its shape

@@ -1,0 +1,38 @@
+"""The whole table predicted from replicas at two fractions: the straight line in the fraction, read at 1."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from bench.report.sections import replica
+from bench.results.schema import Uncertainty
+
+
+def _run(fraction: float, medians: dict[str, tuple[float, float, float]], run_id: str):
+    records = [SimpleNamespace(config_id=c, route="pruned", spread=Uncertainty(median=m, ci95=[lo, hi]))
+               for c, (m, lo, hi) in medians.items()]
+    return SimpleNamespace(env=SimpleNamespace(like={"fraction": fraction, "location": "/t/payments"}), run_id=run_id,
+                           records=lambda scenario=None, operation=None, route=None: records)
+
+
+def test_two_fractions_bridge_to_the_whole_table_with_the_reach_stated():
+    # 6.5 s fixed plus 68 s per whole table: 13.3 s at a tenth, 20.1 s at a fifth, 74.5 s whole
+    runs = [_run(0.1, {"iceberg-cow": (13.3, 12.3, 14.3)}, "a"), _run(0.2, {"iceberg-cow": (20.1, 19.1, 21.1)}, "b")]
+    row = replica.predictions(runs).iloc[0]
+    assert row.predicted_s == pytest.approx(74.5) and (row.low_s, row.high_s) == (pytest.approx(73.5), pytest.approx(75.5))
+    assert row.reach == pytest.approx(5.0)
+    assert row.measured == "F=0.1: 13.30 s [12.30, 14.30]; F=0.2: 20.10 s [19.10, 21.10]"
+    assert "74.5 s [73.5, 75.5]" in replica.section(runs) and "5x beyond the largest fraction" in replica.section(runs)
+
+
+def test_one_fraction_is_not_scaled_but_asks_for_a_second():
+    runs = [_run(0.1, {"iceberg-mor": (2.6, 2.3, 2.7)}, "a")]
+    assert replica.predictions(runs).iloc[0].predicted_s is None
+    assert "one fraction: measure a second" in replica.section(runs)
+
+
+def test_runs_that_replicate_nothing_give_no_section():
+    plain = SimpleNamespace(env=SimpleNamespace(like=None), run_id="x", records=lambda *a, **k: [])
+    assert replica.section([plain]) == ""
