@@ -10,6 +10,8 @@ measure a second one instead of scaling it. How far the line reaches is stated: 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -38,18 +40,20 @@ def points(runs: list[load.Run]) -> pd.DataFrame:
 
 def bridge(g: pd.DataFrame) -> dict:
     """The whole table's update time from the fractions measured: a straight line in the fraction through the
-    medians, and through the intervals' ends for the prediction's interval; None with one fraction."""
+    medians, read at F = 1; its interval spans the lines through every choice of each fraction's interval end (a
+    noisy fraction widens it, as it should); None with one fraction."""
     by_fraction = g.groupby("fraction")[["median_s", "low_s", "high_s"]].median().sort_index()
     if len(by_fraction) < 2:
         return {"predicted_s": None, "low_s": None, "high_s": None, "reach": None}
     f = by_fraction.index.to_numpy()
 
-    def at_one(y: np.ndarray) -> float:
-        slope, fixed = np.polyfit(f, y, 1)
+    def at_one(y) -> float:
+        slope, fixed = np.polyfit(f, np.asarray(y, dtype=float), 1)
         return float(fixed + slope)
 
-    ends = [at_one(by_fraction[c].to_numpy()) for c in ("low_s", "high_s")]
-    return {"predicted_s": at_one(by_fraction.median_s.to_numpy()), "low_s": min(ends), "high_s": max(ends),
+    ends = [at_one(choice) for choice in itertools.product(*zip(by_fraction.low_s, by_fraction.high_s))]
+    predicted = at_one(by_fraction.median_s)
+    return {"predicted_s": predicted, "low_s": min(ends + [predicted]), "high_s": max(ends + [predicted]),
             "reach": 1 / float(f.max())}
 
 
@@ -80,5 +84,5 @@ def section(runs: list[load.Run]) -> str:
     return table(shown[["table", "configuration", "route", "measured", "whole table, predicted", "reach"]]) + note(
         "Replicas of a profiled table (run --like PROFILE --fraction F): each keeps the table's file size, files per "
         "partition and rows per file, and holds F of its partitions and F of an update's rows. The whole table's "
-        "update time is the straight line through the fractions' medians read at F = 1 (its interval: the same line "
-        "through the intervals' ends); the reach says how far beyond the measurements it is read.")
+        "update time is the straight line through the fractions' medians read at F = 1 (its interval: every line "
+        "through one end of each fraction's interval); the reach says how far beyond the measurements it is read.")
