@@ -60,6 +60,9 @@ def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_en
     failed += [name for name, c in x["invariants"]["history"].items() if not c["ok"]]
     assert bool(failed) == bool(x["violations"])  # every broken check is in the record's violations, with evidence
     assert all("key " in v or "commit" in v or "rows" in v for v in x["violations"])
+    isolation = x["invariants"]["commit_isolation"]  # Delta's commits record the level they were checked under
+    assert (isolation and set(isolation) <= {"Serializable", "WriteSerializable", "SnapshotIsolation"}
+            and sum(isolation.values()) == x["batches_committed"]) if config_id.startswith("delta") else isolation is None
     if config_id.startswith(("hudi", "delta")):  # their commits carry the attempt's label (Hudi extraMetadata, Delta userMetadata)
         assert "each_commit_acknowledged_once" in x["invariants"]["history"]
         assert all(any(c["label"].startswith(b["tag"] + "#") for c in b["commits"]) for b in x["batches"] if b["committed"])

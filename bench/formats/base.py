@@ -88,6 +88,7 @@ class HistoryEntry:
     completed_at: float | None = None  # epoch s the commit completed
     files_written: int | None = None  # files the commit wrote (Hudi's write stats); None where not read
     rows_changed: int | None = None  # rows the commit reports it updated (Hudi's write stats, Delta's metrics); None: not reported
+    isolation: str | None = None  # the isolation level the commit was checked under, where the format records it (Delta)
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
         return [HistoryEntry(str(c.version), str(c.version - 1) if c.version else None, c.operation or "",
                              (c.operation or "") not in ("OPTIMIZE", "REORG"), label=c.user_metadata,
                              completed_at=c.timestamp_ms / 1000 if c.timestamp_ms else None,
-                             rows_changed=_rows_updated(c.operation_metrics))
+                             rows_changed=_rows_updated(c.operation_metrics), isolation=c.isolation_level)
                 for c in delta_log.commits_since(table.location, None)]
 
     def label_commits(self, spark: SparkSession, label: str) -> None:

@@ -49,6 +49,7 @@ class DeltaCommit:
     operation_metrics: dict[str, str] = field(default_factory=dict)
     user_metadata: str | None = None  # commitInfo.userMetadata (a writer's label)
     timestamp_ms: int | None = None  # commitInfo.timestamp: when the commit was made
+    isolation_level: str | None = None  # commitInfo.isolationLevel: how the commit was checked against concurrent ones
 
     def as_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -64,6 +65,7 @@ def summarize_commit(version: int, actions: list[dict[str, Any]]) -> DeltaCommit
             commit.operation_metrics = a["commitInfo"].get("operationMetrics") or {}
             commit.user_metadata = a["commitInfo"].get("userMetadata")
             commit.timestamp_ms = a["commitInfo"].get("timestamp")
+            commit.isolation_level = a["commitInfo"].get("isolationLevel")
     for path, add in adds.items():
         dv = add.get("deletionVector")
         if dv:

@@ -706,6 +706,7 @@ class Invariants:
     violations: list[Any] = field(default_factory=list)
     rule: str | None = None
     evidence: Any = None
+    commit_isolation: dict[str, int] | None = None  # writer commits per isolation level (Delta's commitInfo.isolationLevel)
 
 
 @dataclass(frozen=True)

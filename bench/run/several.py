@@ -178,6 +178,8 @@ class SeveralWriters:
                       **invariants.check_counts(state["row_count"], state["distinct_keys"], expected_rows)}
             by_engine[engine.name] = {"read": "reads", "checks": checks}
         history = invariants.check_history(history_now, history_before, sum(bool(b.get("committed")) for b in result.batches))
+        # the isolation level each writer commit was checked under, where the format records it (Delta's commitInfo)
+        isolation = dict(Counter(e.isolation for e in history_now if e.by_writer and e.id not in history_before and e.isolation))
         if labelled:
             history.update(invariants.check_labelled_commits(result.batches))
         history["answer_unchanged_by_the_last_service"] = invariants.verdict(
@@ -186,7 +188,7 @@ class SeveralWriters:
                   for line in invariants.violations(e["checks"])] + invariants.violations(history)
         kept = self.keep_evidence(table) if failed else None
         return {"engines": by_engine, "history": history, "last_service": service, "violations": failed, "rule": rule,
-                "evidence": kept}
+                "evidence": kept, "commit_isolation": isolation or None}
 
     def keep_evidence(self, table: TableRef) -> str:
         """A table that broke an invariant, copied into the run's folder before the next race makes it afresh: its

@@ -94,12 +94,14 @@ def test_a_deletion_vector_commit_keeps_the_file_live_whatever_the_action_order(
 
 
 def test_a_commits_user_metadata_and_time_reach_the_history(tmp_path):
-    """A writer's label (``commitInfo.userMetadata``) and the commit's time, as the several-writers checks read them."""
+    """A writer's label (``commitInfo.userMetadata``), the commit's time, its isolation level and updated rows, as
+    the several-writers checks read them."""
     import json
 
     log = tmp_path / "t" / "_delta_log"
     log.mkdir(parents=True)
-    info = {"operation": "UPDATE", "userMetadata": "w1b0#2", "timestamp": 1795000000123}
+    info = {"operation": "UPDATE", "userMetadata": "w1b0#2", "timestamp": 1795000000123,
+            "isolationLevel": "WriteSerializable", "operationMetrics": {"numUpdatedRows": "4"}}
     (log / f"{0:020d}.json").write_text("\n".join(json.dumps(a) for a in (
         {"add": {"path": "a.parquet", "size": 100}}, {"commitInfo": info})))
     from bench.formats.base import TableRef
@@ -107,3 +109,4 @@ def test_a_commits_user_metadata_and_time_reach_the_history(tmp_path):
     fmt = DeltaFormat.__new__(DeltaFormat)
     entry = fmt.history(None, TableRef("t", str(tmp_path / "t"), "id", "day", "ts"))[0]
     assert (entry.label, entry.completed_at, entry.by_writer) == ("w1b0#2", 1795000000.123, True)
+    assert (entry.isolation, entry.rows_changed) == ("WriteSerializable", 4)  # how it was checked, what it changed
