@@ -86,3 +86,28 @@ def test_the_jdbc_driver_is_asked_of_the_runs_maven_mirror_not_maven_central(tmp
     mirror = "https://mirror.example/maven2"
     c = coordination.Coordination(tmp_path, tmp_path, maven_repo=mirror)
     assert c.driver() == {"maven": coordination.JDBC_MAVEN, "repository": mirror} and asked == [mirror]
+
+
+def test_the_catalog_itself_names_a_table_s_current_metadata_file(tmp_path):
+    """What an engine other than Spark reads of a JDBC table: the pointer in the catalog's own row (JdbcCatalog's
+    iceberg_tables), read from the PostgreSQL the run starts; a table the catalog lacks is an error, not a guess."""
+    try:
+        catalog = coordination.start_postgres(tmp_path / "logs")
+    except MissingArtifact as why:
+        pytest.skip(str(why))
+    try:
+        port = catalog.uri.split(":")[-1].split("/")[0]
+        ddl = ("CREATE TABLE iceberg_tables (catalog_name text, table_namespace text, table_name text, "
+               "metadata_location text, previous_metadata_location text); "
+               "INSERT INTO iceberg_tables VALUES ('cowmor_jdbc', 'bench', 'payments_writers', "
+               "'file:/w/iceberg_jdbc/bench/payments_writers/metadata/00003-a.metadata.json', NULL), "
+               "('other', 'bench', 'payments_writers', 'file:/elsewhere.json', NULL);")
+        psql = coordination.postgres_bin_dir() / "psql"
+        subprocess.run([str(psql), "-h", "127.0.0.1", "-p", port, "-U", catalog.user, "-d", coordination.DATABASE,
+                        "-c", ddl], check=True, capture_output=True, timeout=30)
+        assert catalog.metadata_location("cowmor_jdbc", "bench", "payments_writers") == \
+            "file:/w/iceberg_jdbc/bench/payments_writers/metadata/00003-a.metadata.json"
+        with pytest.raises(RuntimeError, match="no one metadata file for bench.gone"):
+            catalog.metadata_location("cowmor_jdbc", "bench", "gone")
+    finally:
+        catalog.stop()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import tempfile
@@ -106,6 +107,29 @@ class Catalog:
 
     def record(self) -> dict[str, object]:
         return {"kind": self.kind, "uri": self.uri, "jdbc_driver": self.driver}
+
+    def metadata_location(self, catalog_name: str, namespace: str, table: str) -> str:
+        """A table's current metadata file as the catalog itself holds it (``JdbcCatalog``'s ``iceberg_tables`` row),
+        read with ``psql``: what an engine that follows the catalog reads, not what one Spark session saw.
+
+        Raises:
+            RuntimeError: the catalog has no such table, or ``psql`` failed.
+        """
+        match = re.fullmatch(r"jdbc:postgresql://([^:/]+)(?::(\d+))?/([^?]+).*", self.uri)
+        if not match:
+            raise RuntimeError(f"not a PostgreSQL JDBC URL: {self.uri}")
+        host, port, database = match[1], match[2] or "5432", match[3]
+        sql = ("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = :'c' AND table_namespace = :'n' "
+               "AND table_name = :'t'")
+        done = subprocess.run([str(postgres_bin_dir() / "psql"), "-h", host, "-p", port, "-U", self.user, "-d", database,
+                               "-At", "-v", f"c={catalog_name}", "-v", f"n={namespace}", "-v", f"t={table}"],
+                              input=sql, capture_output=True, text=True, timeout=30,
+                              env={**os.environ, "PGPASSWORD": self.password})
+        rows = done.stdout.split()
+        if done.returncode != 0 or len(rows) != 1:
+            raise RuntimeError(f"the catalog holds no one metadata file for {namespace}.{table}: "
+                               f"{(done.stderr.strip() or done.stdout.strip())[:200] or 'no row'}")
+        return rows[0]
 
     def stop(self) -> None:
         self._proc = _stop_server(self._proc, self._data_dir)

@@ -22,8 +22,9 @@ import numpy as np
 from bench.core import failures, uncertainty
 from bench.core.ledger import LEDGER, RACES
 from bench.core.storage import Files, is_local
-from bench.exceptions import NotSupported
+from bench.exceptions import MissingArtifact, NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
+from bench.formats.iceberg import NAMESPACE
 from bench.measure import invariants
 from bench.measure.writers import BLIND, CHECKED
 from bench.run.race import PROCESSES, Cadence, RaceResult, race
@@ -52,6 +53,7 @@ class SeveralWriters:
     control: str
     coordinator: Coordinator
     settings: list[Setting]
+    pointer_from_spark: str | None = None  # set where a non-Spark engine's Iceberg pointer could not come from the catalog
 
     @property
     def retry(self) -> str:
@@ -176,7 +178,8 @@ class SeveralWriters:
                 continue
             checks = {**invariants.check_rows(base, state["rows"], result.batches, set(contention.deleted), rule),
                       **invariants.check_counts(state["row_count"], state["distinct_keys"], expected_rows)}
-            by_engine[engine.name] = {"read": "reads", "checks": checks}
+            by_engine[engine.name] = {"read": "reads", "checks": checks,
+                                      **({"pointer": self.pointer_from_spark} if engine.name != reference and self.pointer_from_spark else {})}
         history = invariants.check_history(history_now, history_before, sum(bool(b.get("committed")) for b in result.batches))
         # the isolation level each writer commit was checked under, where the format records it (Delta's commitInfo)
         isolation = dict(Counter(e.isolation for e in history_now if e.by_writer and e.id not in history_before and e.isolation))
@@ -209,13 +212,25 @@ class SeveralWriters:
         """The rows of ``keys`` and the table's row and key counts, as ``engine`` reads the table now."""
         fmt, target = self.fmt, table
         if fmt.family == "iceberg" and engine.name != "spark":  # a JDBC table: the catalog names its metadata file
-            target = dataclasses.replace(table, location=fmt.current_metadata(self.lab.spark, table))  # type: ignore[attr-defined]
+            target = dataclasses.replace(table, location=self.catalog_pointer(table))
         listed = ", ".join(map(str, keys))
         rows = engine.query(fmt, target, f"SELECT txn_id, amount, notes FROM {{table}} WHERE txn_id IN ({listed})", "snapshot")
         counts = engine.query(fmt, target, "SELECT COUNT(*), COUNT(DISTINCT txn_id) FROM {table}", "snapshot")[0]
         return {"rows": {int(k): (Decimal(str(a)), n) for k, a, n in rows},
                 "row_count": int(counts[0]), "distinct_keys": int(counts[1])}
 
+
+    def catalog_pointer(self, table: TableRef) -> str:
+        """An Iceberg table's current metadata file as the JDBC catalog's own row holds it (what an engine that
+        follows the catalog reads); Spark's view of it only where no ``psql`` can ask the catalog (a user's server
+        with no PostgreSQL client here), and the race then records so."""
+        coordination = self.lab.session.coordination
+        try:
+            assert coordination is not None
+            return coordination.catalog().metadata_location(self.fmt.catalog, NAMESPACE, table.name)  # type: ignore[attr-defined]
+        except MissingArtifact as why:
+            self.pointer_from_spark = f"the metadata pointer came from Spark, not the catalog: {why}"
+            return self.fmt.current_metadata(self.lab.spark, table)  # type: ignore[attr-defined]
 
     @staticmethod
     def summarize_races(raced: list[tuple[RaceResult, dict[str, Any]]], writers: int) -> dict[str, Any]:
