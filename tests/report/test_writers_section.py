@@ -194,3 +194,14 @@ def test_claim_two_gives_the_nbcc_commits_lock_waits_where_they_were_measured():
     claim = next(c for c in writers.claims(_run(nbcc)) if c["claim"] == writers.CLAIMS[1])
     assert claim["verdict"].endswith("waiting: commits waited a median 0.02 s for the lock (at most 1.50 s, 4 commits)")
     assert writers.races(_run(nbcc)).loc[0, "lock wait per commit, median / max (s)"] == "0.02 / 1.50"
+
+
+def test_an_engine_that_could_not_read_a_race_is_named_and_the_claim_says_so():
+    race = _race("hudi-mor", "nbcc", "processes", 0, [], overlap="same_keys")
+    race.info["invariants"]["engines"]["duckdb"] = {"read": "unsupported: HudiError: no such file group"}
+    frame = writers.races(_run(race))
+    assert frame.loc[0, "engines checked"] == "spark"
+    assert frame.loc[0, "engines that could not read"] == "duckdb (unsupported: HudiError: no such file group)"
+    claim = next(c for c in writers.claims(_run(race)) if c["claim"] == writers.CLAIMS[1])
+    assert claim["measured"].endswith("(duckdb could not read 1 of these races: their invariants were checked on the "
+                                      "other engines only)")

@@ -42,6 +42,8 @@ def races(run: load.Run) -> pd.DataFrame:
             "writers clean": writers_clean(x),
             "invariants": "hold" if not x.violations else f"{len(x.violations)} violated",
             "engines checked": ", ".join(e for e, v in engines.items() if v.read == READS) or "–",
+            # an engine that could not read the table checked nothing: named, never counted as holding
+            "engines that could not read": "; ".join(f"{e} ({v.read})" for e, v in engines.items() if v.read != READS) or "–",
             "increments lost to merging": (once.increments_lost_to_the_merge_rule or 0) if once else 0,
         })
     return pd.DataFrame(rows)
@@ -127,8 +129,14 @@ HIDDEN = ["increments lost to merging", "write conflicts", "service failures", "
 
 
 def _unkinded(frame: pd.DataFrame) -> str:
-    """The caveat where some races were recorded before failures had kinds."""
-    return "" if frame["kinds recorded"].all() else " (older races without kinds: every failure counted as a write conflict)"
+    """The caveats a claim's evidence carries: races recorded before failures had kinds, and races an engine could not
+    read (their invariants were checked on the other engines only)."""
+    caveat = "" if frame["kinds recorded"].all() else " (older races without kinds: every failure counted as a write conflict)"
+    unread = sorted({e.split(" (")[0] for cell in frame["engines that could not read"] if cell != "–" for e in cell.split("; ")})
+    if unread:
+        caveat += f" ({', '.join(unread)} could not read {int((frame['engines that could not read'] != '–').sum())} of these races: " \
+                  "their invariants were checked on the other engines only)"
+    return caveat
 
 
 def _listed(counts: dict[str, int]) -> str:
