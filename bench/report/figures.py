@@ -14,8 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.report import locate as locate_mod
-from bench.report.sections.memory import needed_table
-from bench.report.summary import human_bytes
+from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
 from bench.results.contract import HOTFIX, MEMORY_NEEDED, Run
 from bench.results.reference import REFERENCE_DIR, Entry, backing
@@ -69,13 +68,8 @@ def hotfix_routes(run: Run) -> pd.DataFrame:
 def hotfix_memory(run: Run) -> pd.DataFrame:
     frame = load.memory(run)
     frame = frame[(frame.scenario == HOTFIX) & (frame.operation == "update")]
-    rows = [{"configuration": r.config_id, "route": r.route,
-             "update s, median [95% CI]": f"{r.median_s:.2f}" + (f" [{r.ci_low_s:.2f}, {r.ci_high_s:.2f}]" if pd.notna(r.ci_low_s)
-                                                                  else " (one round)"),
-             "executors' heap": human_bytes(r.executor_heap_peak_bytes), "driver JVM resident": human_bytes(r.jvm_rss_peak_bytes),
-             "Python resident": human_bytes(r.python_rss_peak_bytes)}
-            for r in frame.sort_values(["config_id", "route"]).itertuples()]
-    return pd.DataFrame(rows)
+    shown = ("executor_heap_peak_bytes", "jvm_rss_peak_bytes", "python_rss_peak_bytes")
+    return figures_table(frame, ["config_id", "route"], {k: v for k, v in COLUMNS.items() if k in shown})
 
 
 def memory_needed(run: Run) -> pd.DataFrame:

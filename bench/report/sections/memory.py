@@ -36,7 +36,7 @@ def section_memory(run: Run, out: Path) -> str:
              "says how full it got, the search below how much the update needs.</p>"]
     updates = frame[(frame.scenario == HOTFIX) & (frame.operation == "update")]
     if not updates.empty:
-        parts.append("<h3>The payments hotfix update</h3>" + _table(_figures(updates, ["config_id", "route"])))
+        parts.append("<h3>The payments hotfix update</h3>" + _table(figures_table(updates, ["config_id", "route"])))
         bars = updates.assign(gb=updates.jvm_rss_peak_bytes / GB)
         parts.append(img(charts.grouped_bars(bars, "config_id", "gb", "route", "Driver JVM's peak resident memory "
                                              "during the hotfix update", "GB"), "peak memory per configuration and route",
@@ -56,7 +56,9 @@ def section_memory(run: Run, out: Path) -> str:
     return "".join(parts)
 
 
-def _figures(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def figures_table(frame: pd.DataFrame, keys: list[str], columns: dict[str, str] = COLUMNS) -> pd.DataFrame:
+    """One row per configuration and route (and file size where ``keys`` has it): the update's time with its
+    interval beside the memory ``columns`` (the page's tables and the docs' figure both)."""
     rows = []
     for _, r in frame.sort_values(keys).iterrows():
         row = {"configuration": r.config_id, "route": r.route}
@@ -64,7 +66,7 @@ def _figures(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             row["file size"] = r.param
         row["update s, median [95% CI]"] = ("–" if pd.isna(r.median_s) else f"{r.median_s:.2f}" + (
             f" [{r.ci_low_s:.2f}, {r.ci_high_s:.2f}]" if pd.notna(r.ci_low_s) else " (one round: no interval)"))
-        rows.append(row | {label: human_bytes(r[field]) for field, label in COLUMNS.items()})
+        rows.append(row | {label: human_bytes(r[field]) for field, label in columns.items()})
     return pd.DataFrame(rows)
 
 
