@@ -222,8 +222,11 @@ class Round:
 
 # --- what a record's last round hands on (``bench.measure.rounds``): optional on every measured update ------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LastRound:
+    """What every measured update or compaction record carries from its last round (``Lab.record``); a record class
+    that requires one of these re-declares it as ``= field()`` (a bare annotation would inherit this None)."""
+
     filesystem: FileChanges | None = None
     metadata: MetaChanges | None = None
     write_amplification: Number | None = None
@@ -239,22 +242,30 @@ class LastRound:
 LAST_ROUND = tuple(f.name for f in dataclasses.fields(LastRound))
 
 
+@dataclass(frozen=True, kw_only=True)
+class LocatedUpdate(LastRound):
+    """An update that also knows how many partitions its rows sat in, of the table's (the cost model's layouts)."""
+
+    partitions_touched: int | None = None
+    table_partitions: int | None = None
+
+
 # --- the records ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class HotfixUpdate:
+class HotfixUpdate(LocatedUpdate):
     """(payments_hotfix, update): one statement sets ``status`` on N scattered rows."""
 
     rows_targeted: int
     rows_changed_verified: int
     row_count: int
     rows_changed_reported: int | None
-    filesystem: FileChanges
-    metadata: MetaChanges
+    filesystem: FileChanges = field()
+    metadata: MetaChanges = field()
     rounds: list[Round]
     rounds_plan: RoundsPlan
-    write_amplification: Number
+    write_amplification: Number = field()
     reads_before: Reads
     reads_after: Reads
     base: Base
@@ -264,23 +275,14 @@ class HotfixUpdate:
     locate_full_scan: bool | None
     table_data_files: int
     files_touched: int
-    write_amplification_metadata: Number | None = None
-    logical_bytes: Number | None = None
-    table_bytes_on_disk: int | None = None
-    data_file_anatomy: Anatomy | None = None
-    requests: dict[str, int] | None = None
-    locate: Locate | None = None
-    memory: Memory | None = None
-    partitions_touched: int | None = None
-    table_partitions: int | None = None
 
 
 @dataclass(frozen=True)
-class HotfixCompaction:
+class HotfixCompaction(LastRound):
     """(payments_hotfix, compaction): merge-on-read's compaction after the hotfix, and the reads after it."""
 
-    filesystem: FileChanges
-    metadata: MetaChanges
+    filesystem: FileChanges = field()
+    metadata: MetaChanges = field()
     rounds: list[Round]
     rounds_plan: RoundsPlan
     reads_after_compaction: Reads
@@ -288,18 +290,10 @@ class HotfixCompaction:
     row_count: int
     live_files_before: LiveFiles
     live_files_after: LiveFiles
-    write_amplification: Number | None = None
-    write_amplification_metadata: Number | None = None
-    logical_bytes: Number | None = None
-    table_bytes_on_disk: int | None = None
-    data_file_anatomy: Anatomy | None = None
-    requests: dict[str, int] | None = None
-    locate: Locate | None = None
-    memory: Memory | None = None
 
 
 @dataclass(frozen=True)
-class FileSizeUpdate:
+class FileSizeUpdate(LocatedUpdate):
     """(file_size, update): the same update on files of one size (one step of the file-size scenario)."""
 
     file_bytes_mean: Number
@@ -309,8 +303,8 @@ class FileSizeUpdate:
     rows_changed_verified: int
     bytes_in_touched_files: Number
     table_bytes: int
-    filesystem: FileChanges
-    metadata: MetaChanges
+    filesystem: FileChanges = field()
+    metadata: MetaChanges = field()
     rounds: list[Round]
     reads_before: Reads
     reads_after: Reads
@@ -323,20 +317,10 @@ class FileSizeUpdate:
     locate_full_scan: bool | None
     table_data_files: int
     files_touched: int
-    write_amplification: Number | None = None
-    write_amplification_metadata: Number | None = None
-    logical_bytes: Number | None = None
-    table_bytes_on_disk: int | None = None
-    data_file_anatomy: Anatomy | None = None
-    requests: dict[str, int] | None = None
-    locate: Locate | None = None
-    memory: Memory | None = None
-    partitions_touched: int | None = None
-    table_partitions: int | None = None
 
 
 @dataclass(frozen=True)
-class SweepUpdate:
+class SweepUpdate(LocatedUpdate):
     """(update_sweep, update): N rows in F files, one point of the files-vs-rows sweep."""
 
     rows_targeted: int
@@ -345,22 +329,12 @@ class SweepUpdate:
     files_total: int
     rows_changed_verified: int
     rounds: list[Round]
-    filesystem: FileChanges
-    metadata: MetaChanges
-    write_amplification: Number | None = None
-    write_amplification_metadata: Number | None = None
-    logical_bytes: Number | None = None
-    table_bytes_on_disk: int | None = None
-    data_file_anatomy: Anatomy | None = None
-    requests: dict[str, int] | None = None
-    locate: Locate | None = None
-    memory: Memory | None = None
-    partitions_touched: int | None = None
-    table_partitions: int | None = None
+    filesystem: FileChanges = field()
+    metadata: MetaChanges = field()
 
 
 @dataclass(frozen=True)
-class GrowthUpdate:
+class GrowthUpdate(LocatedUpdate):
     """(table_growth, update): the hotfix on a table of one size."""
 
     files_total: int
@@ -370,18 +344,8 @@ class GrowthUpdate:
     files_touched: int
     rows_changed_verified: int
     rounds: list[Round]
-    filesystem: FileChanges
-    metadata: MetaChanges
-    write_amplification: Number | None = None
-    write_amplification_metadata: Number | None = None
-    logical_bytes: Number | None = None
-    table_bytes_on_disk: int | None = None
-    data_file_anatomy: Anatomy | None = None
-    requests: dict[str, int] | None = None
-    locate: Locate | None = None
-    memory: Memory | None = None
-    partitions_touched: int | None = None
-    table_partitions: int | None = None
+    filesystem: FileChanges = field()
+    metadata: MetaChanges = field()
 
 
 @dataclass(frozen=True)
