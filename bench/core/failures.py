@@ -49,6 +49,7 @@ def _overlaps(began: float | None, ended: float | None, start: float, end: float
     return began is not None and ended is not None and began <= end and ended >= start
 
 
-def counted(batches: list[dict[str, Any]]) -> dict[str, int]:
-    """The batches' failed attempts counted by kind, most first (``kind`` set on each by the race)."""
-    return dict(Counter(f.get("kind", NOT_RECORDED) for b in batches for f in b["failures"]).most_common())
+def counted(batches: list[dict[str, Any]], by: str = "kind") -> dict[str, int]:
+    """The batches' failed attempts counted by kind (or by another field the race set on each, e.g. ``cause``), most
+    first; an attempt without it counts as not recorded."""
+    return dict(Counter(f.get(by, NOT_RECORDED) for b in batches for f in b["failures"]).most_common())

@@ -261,7 +261,7 @@ def summarize_races(raced: list[tuple[RaceResult, dict[str, Any]]], writers: int
 
 def failure_causes(batches: list[dict[str, Any]]) -> dict[str, int]:
     """The batches' failed attempts counted by cause (``SeveralWriters.race`` gives each one), most first."""
-    return dict(Counter(f.get("cause", "not recorded") for b in batches for f in b["failures"]).most_common())
+    return failures.counted(batches, by="cause")
 
 
 def lock_wait_per_commit(batches: list[dict[str, Any]]) -> dict[str, Any] | None:
