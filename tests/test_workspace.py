@@ -110,6 +110,46 @@ def test_a_base_table_that_would_fill_the_disk_is_refused_before_it_is_built(tmp
     assert built == []
 
 
+def test_a_base_table_short_of_room_evicts_other_configurations_tables_oldest_first(tmp_path, monkeypatch):
+    """Saved states are a cache: where the disk is short, the oldest other configuration's table and saved copy go
+    (built again if used again), never this configuration's; with nothing left to evict the refusal stands."""
+    from types import SimpleNamespace
+
+    from bench.exceptions import NotEnoughDisk
+    from bench.run import tables as tables_module
+    from bench.run.tables import TableStates
+    from bench.workload.datagen import generate_payments
+
+    ws = Workspace(tmp_path / "ws")
+    data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
+    tables = TableStates(ws, seed=1)
+
+    def fresh(spark, fmt, name, data, **kwargs):
+        location = Path(ws.warehouse) / fmt.config_id / name
+        (location / "data").mkdir(parents=True)
+        (location / "data" / "part-0.parquet").write_bytes(b"x" * 1000)
+        return SimpleNamespace(name=name, location=str(location))
+
+    monkeypatch.setattr(tables, "fresh_table", fresh)
+    room = {"tables": 2}  # how many configurations' tables fit
+
+    def ensure_free(location, needed, purpose):
+        if len({s[0] for s in tables._bases} | {purpose.split(":")[0]}) > room["tables"]:
+            raise NotEnoughDisk(f"{purpose}: no room")
+
+    monkeypatch.setattr(tables_module, "ensure_free", ensure_free)
+    formats = {c: SimpleNamespace(config_id=c, table_name=lambda n: n) for c in ("iceberg-cow", "iceberg-mor", "delta-dv")}
+    first = tables.base_table(None, formats["iceberg-cow"], "payments", data)
+    tables.base_table(None, formats["iceberg-mor"], "payments", data)
+    tables.base_table(None, formats["delta-dv"], "payments", data)
+    assert [s[0] for s in tables._bases] == ["iceberg-mor", "delta-dv"]
+    assert not Path(first.location).exists() and not (Path(ws.bases_dir) / "iceberg-cow").joinpath("payments").exists()
+    assert (Path(ws.bases_dir) / "delta-dv" / "payments").exists()
+    room["tables"] = 0
+    with pytest.raises(NotEnoughDisk, match="no room"):
+        tables.base_table(None, formats["iceberg-cow"], "other", data)
+
+
 @pytest.mark.parametrize("each_config, expected", [(True, 4), (False, 2)])
 def test_the_warm_up_runs_once_per_configuration_and_route_or_once_per_family_and_route(tmp_path, monkeypatch,
                                                                                        each_config, expected):

@@ -6,12 +6,14 @@ byte-identical files; neither step is ever inside a timed region.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.core.ledger import LEDGER, RESET, SETUP, WARM_UP
 from bench.core.storage import Files, ensure_free, is_local
+from bench.exceptions import NotEnoughDisk
 from bench.run.workspace import Workspace
 from bench.workload.datagen import PaymentsData, generate_payments
 
@@ -105,8 +107,8 @@ class TableStates:
                     self.discard_saved()  # an earlier (or killed) run's copies, before this run needs the room
                 source_bytes = data.bytes if isinstance(data, PaymentsData) else local_bytes(source)
                 ratio = self._table_ratio.get(fmt.config_id, FIRST_TABLE_RATIO)
-                ensure_free(self.workspace.warehouse, int(2 * ratio * source_bytes),
-                            f"{fmt.config_id}: table {name} and its saved copy")
+                self._make_room(self.workspace.warehouse, int(2 * ratio * source_bytes),
+                                f"{fmt.config_id}: table {name} and its saved copy", fmt.config_id)
                 table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
             size = local_bytes(table.location)
             if not prepare:
@@ -114,10 +116,38 @@ class TableStates:
             snapshot = self._snapshot(fmt, name, state[2])
             if snapshot.exists():
                 self.workspace.remove(snapshot.uri)
-            ensure_free(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}")
+            self._make_room(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}", fmt.config_id)
             Files.of(table.location).copy_tree(snapshot)
         self._bases[state] = (table, source)
         return table
+
+    def _make_room(self, location: str, needed: int, purpose: str, config_id: str) -> None:
+        """Make sure ``needed`` bytes are free under ``location``, evicting other configurations' tables and saved
+        states, oldest first, where they are not: they are a cache, and an evicted one is built again when it is
+        used again (at `seed` each takes 10 GB, so five configurations in one run fill a 60 GB disk).
+
+        Raises:
+            NotEnoughDisk: still too little room with every other configuration's tables gone.
+        """
+        while True:
+            try:
+                ensure_free(location, needed, purpose)
+                return
+            except NotEnoughDisk:
+                others = [state for state in self._bases if state[0] != config_id]
+                if not others:
+                    raise
+                self._evict(others[0][0])
+
+    def _evict(self, config_id: str) -> None:
+        """Remove every table and saved state of ``config_id`` this run made."""
+        for state in [s for s in self._bases if s[0] == config_id]:
+            table, _ = self._bases.pop(state)
+            for files in (Files.of(table.location), self._snapshot_of(config_id, state[1], state[2])):
+                if files.exists():
+                    self.workspace.remove(files.uri)
+        print(f"cowmor: {config_id}'s tables and saved states removed to make room (built again if used again)",
+              file=sys.stderr)
 
     def discard_saved(self) -> None:
         """Remove every saved table state. A copy is restored only by the run that saved it (``_bases`` lives in
@@ -152,7 +182,10 @@ class TableStates:
         spark.catalog.clearCache()
 
     def _snapshot(self, fmt: TableFormat, name: str, label: str = "") -> Files:
-        return Files.of(self.workspace.bases_dir) / fmt.config_id / (f"{name}@{label}" if label else name)
+        return self._snapshot_of(fmt.config_id, name, label)
+
+    def _snapshot_of(self, config_id: str, name: str, label: str = "") -> Files:
+        return Files.of(self.workspace.bases_dir) / config_id / (f"{name}@{label}" if label else name)
 
     def warm_up(self, spark: SparkSession, fmt: TableFormat) -> None:
         """Pay the JVM's first-create/first-merge cost (5-8 s) and each configuration's own first write and read
