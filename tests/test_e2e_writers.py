@@ -54,7 +54,8 @@ def test_every_batch_is_accounted_for_and_the_invariants_are_checked_on_every_en
     assert x["rows_committed"] == TINY_KEYS * x["batches_committed"]
     engines = x["invariants"]["engines"]
     assert engines["spark"]["read"] == "reads" and set(engines["spark"]["checks"]) >= {
-        "each_acknowledged_batch_once", "last_writer_wins", "no_deleted_key", "no_duplicate_key", "row_count"}
+        "each_acknowledged_batch_once", "last_writer_wins", "no_deleted_key", "no_duplicate_key", "row_count",
+        "every_other_value_unchanged"}
     assert x["services"], "the table service never ran beside the writers"
     if config_id.startswith("iceberg"):  # DuckDB follows the catalog's own pointer to the JDBC table's metadata
         assert engines["duckdb"]["read"] == "reads" and "pointer" not in engines["duckdb"], engines["duckdb"]

@@ -40,6 +40,14 @@ class ReadEngine(abc.ABC):
         """The dashboard SQL in this engine's dialect (the queries are written once, in Spark SQL)."""
         return sql
 
+    def epoch_micros(self, column: str) -> str:
+        """A timestamp column's microseconds since the epoch, in this engine's SQL (``measure/digest.py``)."""
+        return f"unix_micros({column})"
+
+    def hex_number(self, hex_text: str) -> str:
+        """A hexadecimal text's value as a BIGINT, in this engine's SQL (``measure/digest.py``)."""
+        return f"CAST(conv({hex_text}, 16, 10) AS BIGINT)"
+
     def settings(self) -> dict[str, Any]:
         """What the engine was configured with (memory, threads, extensions), recorded with the results."""
         return {}

@@ -153,6 +153,12 @@ class DuckDBEngine(ReadEngine):
                 "extension_directory": str(extension_directory()), "autoinstall_known_extensions": False,
                 "extensions": dict(loaded), "hudi_rs": getattr(hudi, "__version__", "?"), "source": DOC_EXTENSIONS}
 
+    def epoch_micros(self, column: str) -> str:
+        return f"epoch_us({column})"
+
+    def hex_number(self, hex_text: str) -> str:
+        return f"CAST(('0x' || {hex_text}) AS BIGINT)"
+
     def relation(self, fmt: TableFormat, table: TableRef, mode: str, sql: str = "") -> str:
         fmt.check_read_mode(mode)
         if fmt.family == "iceberg":

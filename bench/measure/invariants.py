@@ -169,6 +169,21 @@ def check_counts(row_count: int, distinct_keys: int, expected_rows: int) -> dict
     return {"no_duplicate_key": verdict(dup), "row_count": verdict(rows)}
 
 
+def check_whole_table(expected: dict[str, list[int]], read: dict[str, list[int]]) -> dict[str, dict[str, Any]]:
+    """Every row the race did not touch, every column, and every column a batch does not change of the rows it did,
+    as the generated data has them (``measure/digest.py``: rows and an order-independent digest of each part)."""
+    parts = {"untouched": "rows outside the race", "touched": "the race's rows, columns no batch changes"}
+    evidence = []
+    for part, words in parts.items():
+        (rows, total), (want_rows, want_total) = read[part], expected[part]
+        if rows != want_rows:
+            evidence.append(f"{words}: {rows} rows, the generated data has {want_rows}")
+        elif total != want_total:
+            evidence.append(f"{words}: {rows} rows as many as the generated data's, but their digest differs "
+                            f"({total:x} against {want_total:x}): a value changed")
+    return {"every_other_value_unchanged": verdict(evidence)}
+
+
 def check_history(history: list[HistoryEntry], before: set[str], committed_batches: int) -> dict[str, dict[str, Any]]:
     """The commits not in ``before`` (the history when the race began): as many writer commits as acknowledged
     batches, every parent present (no gap; the oldest entry's parent may have been expired), no writer's instant left

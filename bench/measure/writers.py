@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from bench.formats.base import TableFormat, TableRef
 
 INCREMENT = {"amount": "amount + 1"}
+CHANGED_COLUMNS = (*INCREMENT, "notes")  # what a batch changes on its keys: the tag goes in notes
 CHECKED, BLIND = "checked", "blind"  # how a failed batch is retried
 RETRY_MODES = (CHECKED, BLIND)
 

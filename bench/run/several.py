@@ -25,10 +25,11 @@ from bench.core.storage import Files, is_local
 from bench.exceptions import MissingArtifact, NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
 from bench.formats.iceberg import NAMESPACE
-from bench.measure import invariants
-from bench.measure.writers import BLIND, CHECKED
+from bench.measure import digest, invariants
+from bench.measure.writers import BLIND, CHANGED_COLUMNS, CHECKED
 from bench.run.race import PROCESSES, Cadence, RaceResult, race
 from bench.run.tables import update_keys
+from bench.workload.datagen import PAYMENTS_SCHEMA
 
 if TYPE_CHECKING:
     from bench.formats.base import Setting, TableFormat, TableRef
@@ -159,9 +160,11 @@ class SeveralWriters:
         base = {int(r.txn_id): (Decimal(r.amount), r.notes) for r in frame[frame.txn_id.isin(keys)].itertuples()}
         rule = invariants.EVENT_TIME if self.control == "nbcc" else invariants.SERIALIZABLE
         expected_rows = len(frame) - len(contention.deleted)
+        whole = digest.expected(data.read(PAYMENTS_SCHEMA.names), "txn_id", set(contention.touched),
+                                set(contention.deleted), CHANGED_COLUMNS)
         by_engine: dict[str, Any] = {}
         reference = self.lab.engines[0].name
-        before = self._state(self.lab.engines[0], table, keys)
+        before = self._state(self.lab.engines[0], table, keys, contention.touched)
         try:
             keep = self.cadence.keep_s
             service = fmt.table_service(spark, table, expire_before=time.time() - keep if keep else result.released_at)
@@ -172,12 +175,13 @@ class SeveralWriters:
         states = {}
         for engine in self.lab.engines:
             try:
-                states[engine.name] = state = self._state(engine, table, keys)
+                states[engine.name] = state = self._state(engine, table, keys, contention.touched)
             except Exception as err:  # noqa: BLE001 - an engine that cannot read this table is recorded, not a result
                 by_engine[engine.name] = {"read": f"unsupported: {type(err).__name__}: {str(err).splitlines()[0][:200]}"}
                 continue
             checks = {**invariants.check_rows(base, state["rows"], result.batches, set(contention.deleted), rule),
-                      **invariants.check_counts(state["row_count"], state["distinct_keys"], expected_rows)}
+                      **invariants.check_counts(state["row_count"], state["distinct_keys"], expected_rows),
+                      **invariants.check_whole_table(whole, state["digest"])}
             by_engine[engine.name] = {"read": "reads", "checks": checks,
                                       **({"pointer": self.pointer_from_spark} if engine.name != reference and self.pointer_from_spark else {})}
         history = invariants.check_history(history_now, history_before, sum(bool(b.get("committed")) for b in result.batches))
@@ -208,16 +212,20 @@ class SeveralWriters:
             files.copy_tree(Files.of(dest / "table"))
         return str(dest)
 
-    def _state(self, engine: Any, table: TableRef, keys: list[int]) -> dict[str, Any]:
-        """The rows of ``keys`` and the table's row and key counts, as ``engine`` reads the table now."""
+    def _state(self, engine: Any, table: TableRef, keys: list[int], touched: list[int]) -> dict[str, Any]:
+        """The rows of ``keys``, the table's row and key counts and its digests (``measure/digest.py``: the rows
+        outside ``touched``, every column; those inside, every column a batch does not change), as ``engine`` reads
+        the table now."""
         fmt, target = self.fmt, table
         if fmt.family == "iceberg" and engine.name != "spark":  # a JDBC table: the catalog names its metadata file
             target = dataclasses.replace(table, location=self.catalog_pointer(table))
         listed = ", ".join(map(str, keys))
         rows = engine.query(fmt, target, f"SELECT txn_id, amount, notes FROM {{table}} WHERE txn_id IN ({listed})", "snapshot")
         counts = engine.query(fmt, target, "SELECT COUNT(*), COUNT(DISTINCT txn_id) FROM {table}", "snapshot")[0]
+        columns = [(f.name, f.type) for f in PAYMENTS_SCHEMA]
+        digests = engine.query(fmt, target, digest.sql(columns, table.key, set(touched), CHANGED_COLUMNS, engine), "snapshot")
         return {"rows": {int(k): (Decimal(str(a)), n) for k, a, n in rows},
-                "row_count": int(counts[0]), "distinct_keys": int(counts[1])}
+                "row_count": int(counts[0]), "distinct_keys": int(counts[1]), "digest": digest.from_row(digests[0])}
 
 
     def catalog_pointer(self, table: TableRef) -> str:
