@@ -79,7 +79,8 @@ def test_memory_needed(benchmark, lab, payments, cowmor, config_id, route, table
 
     benchmark.pedantic(search, rounds=1, iterations=1)
     found = verdict(rungs, attempts)
-    progress(f"{config_id} ({route}) {table}: needs {found['needed_mb'] or f'more than {rungs[-1]}'} MB")
+    least = " (the least tried: it may need less)" if found["needed_mb"] == rungs[0] else ""
+    progress(f"{config_id} ({route}) {table}: needs {found['needed_mb'] or f'more than {rungs[-1]}'} MB{least}")
     lab.record(benchmark, "memory_needed", "search", param=table, table=table, attempts=attempts,
                rows_targeted=len(keys), files_total=len(data.files), file_bytes_mean=data.bytes / len(data.files),
                table_bytes=int(data.bytes), master=cowmor.spark_options.master, route=route, **found)

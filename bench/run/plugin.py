@@ -337,7 +337,10 @@ def lab(config_id: str, cowmor: BenchSession, progress, request: pytest.FixtureR
         pytest.skip(str(err))
     try:
         if not cowmor.apps.running(family):
-            again = " again: its JVM stopped (the failure before says why)" if cowmor.apps.family == family else ""
+            again = "" if cowmor.apps.family != family else \
+                " again, with the run's driver memory (the memory search's last attempt had its own)" \
+                if cowmor.apps.running(family, cowmor.apps.conf.get("spark.driver.memory")) else \
+                " again: its JVM stopped (the failure before says why)"
             progress(f"starting Spark application for {family} ({cowmor.spark_options.master}){again}")
         spark = cowmor.spark(family)
     except JavaNotFound as err:
