@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from bench.run.writer_process import next_job, wait_for
+from bench.writers.writer_process import next_job, wait_for
 
 
 def main(folder: Path) -> int:

@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from bench.exceptions import BadArtifact, MissingArtifact
-from bench.run import artifacts
+from bench.servers import artifacts
 
 
 @pytest.fixture(autouse=True)

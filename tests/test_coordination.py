@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from bench.exceptions import BadOption, MissingArtifact
-from bench.run import coordination
-from bench.run.daemons import group_alive, sweep
+from bench.servers import coordination
+from bench.servers.daemons import group_alive, sweep
 
 STARTER = """
 import sys, time
 from pathlib import Path
-from bench.run.coordination import Coordination
+from bench.servers.coordination import Coordination
 c = Coordination(Path(sys.argv[1]))
 print(c.catalog().uri, c.catalog()._proc.pid, c.lock()._proc.pid, c.catalog()._data_dir, c.lock()._data_dir, flush=True)
 time.sleep(600)

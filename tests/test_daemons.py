@@ -6,9 +6,9 @@ import subprocess
 import sys
 import time
 
-from bench.run import daemons
+from bench.servers import daemons
 
-STARTER = ("import sys, time, pathlib; from bench.run.daemons import spawn; "
+STARTER = ("import sys, time, pathlib; from bench.servers.daemons import spawn; "
            "p = spawn(['sleep', '600'], pathlib.Path(sys.argv[1])); print(p.pid, flush=True); time.sleep(600)")
 
 

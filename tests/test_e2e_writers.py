@@ -104,7 +104,7 @@ def test_delta_writers_in_separate_applications_are_skipped_with_the_reason(tiny
 
 def test_no_catalog_or_lock_server_outlives_the_run(tiny_run):
     assert set(WRITERS_CONFIGS.split(",")) <= {x["config_id"] for x in races(tiny_run)}
-    left = subprocess.run(["pgrep", "-af", "cowmor-postgres-|cowmor-zookeeper-|bench.run.writer_process"],
+    left = subprocess.run(["pgrep", "-af", "cowmor-postgres-|cowmor-zookeeper-|bench.writers.writer_process"],
                           capture_output=True, text=True).stdout.strip()
     assert left == "", f"still running after the run: {left}"
 

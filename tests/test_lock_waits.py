@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.formats import make_adapter
-from bench.run.race import RaceResult, attach_lock_waits
-from bench.run.several import summarize
+from bench.writers.race import RaceResult, attach_lock_waits
+from bench.writers.several import summarize
 
 T0 = 1_764_358_800  # the race's epoch seconds; the times below are seconds after it
 LINE = "{ms} 00:00:00.000 INFO BaseZookeeperBasedLockProvider: {what} lock atZkBasePath = /l, lock key = k\n"

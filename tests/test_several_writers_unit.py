@@ -111,8 +111,8 @@ def test_a_writer_application_is_told_the_tables_bucket_count(tmp_path):
     of 3 per day; their sessions pruned file groups by hash % 4 and each first UPDATE silently changed fewer rows."""
     from bench.formats import make_adapter
     from bench.formats.base import PRUNED, Coordinator, TableRef
-    from bench.run.race import writer_spec
-    from bench.run.writer_process import writer_adapter
+    from bench.writers.race import writer_spec
+    from bench.writers.writer_process import writer_adapter
 
     fmt = make_adapter("hudi-mor", tmp_path, 1 << 20, PRUNED)
     fmt.shape_like(3)
@@ -134,8 +134,8 @@ def test_hudi_writers_leave_the_clean_to_the_table_service_unless_told(tmp_path,
     application's session must get the same value before each write, where the table's write settings are set again."""
     from bench.formats import make_adapter
     from bench.formats.base import DEFAULT_CONTROL, PRUNED, Coordinator, TableRef
-    from bench.run.race import writer_spec
-    from bench.run.writer_process import writer_adapter
+    from bench.writers.race import writer_spec
+    from bench.writers.writer_process import writer_adapter
 
     single = make_adapter("hudi-mor", tmp_path, 1 << 20, PRUNED)
     assert {s.key: s.value for s in single.table_settings()}["hoodie.clean.automatic"] == "true"  # one writer: Hudi's default
@@ -219,7 +219,7 @@ def test_a_table_that_broke_an_invariant_is_kept_in_the_run_folder(tmp_path, mon
     import json
     from types import SimpleNamespace
 
-    from bench.run import several
+    from bench.writers import several
 
     table = tmp_path / "warehouse" / "payments_writers_pruned"
     (table / ".hoodie" / "timeline").mkdir(parents=True)
@@ -259,8 +259,8 @@ def test_each_failed_attempt_is_counted_by_the_cause_its_format_words(monkeypatc
     from types import SimpleNamespace
 
     from bench.formats import make_adapter
-    from bench.run import several
-    from bench.run.race import RaceResult
+    from bench.writers import several
+    from bench.writers.race import RaceResult
 
     expired = {"class": "IllegalArgumentException", "root_cause": None, "message": "Snapshot 1 is not an ancestor of 2"}
     conflict = {"class": "org.apache.iceberg.exceptions.ValidationException", "root_cause": None,

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from bench.run.race import WriterPool
+from bench.writers.race import WriterPool
 from tests.conftest import ROOT
 
 FAKE = (sys.executable, "-m", "tests.fake_writer")

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout, before or after install
-from bench.run.artifacts import sha256  # noqa: E402
+from bench.servers.artifacts import sha256  # noqa: E402
 
 SDIST = "sagemaker-pyspark==1.4.5"
 JARS = {"hadoop-aws-3.3.1.jar": "6be50ad8a8b445d2802381b085b2a3ede5c29d353450a6a21f16b2fefa962b6e",

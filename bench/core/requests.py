@@ -1,6 +1,6 @@
 """Object-store requests by kind, counted around measured operations and reads.
 
-The run registers a counter (``bench/run/objectstore.py`` reads the server's metrics); without one (local disk, or
+The run registers a counter (``bench/servers/objectstore.py`` reads the server's metrics); without one (local disk, or
 an endpoint with no metrics) nothing is counted and records carry no ``requests``.
 """
 

@@ -2,7 +2,7 @@
 
 ``BaseZookeeperBasedLockProvider`` (1.1.1) logs "ACQUIRING lock atZkBasePath = …, lock key = …" before it blocks on
 ZooKeeper and "ACQUIRED lock …" once it holds the lock; a writer takes the lock when it starts an instant and
-again when it commits. A writer application's log (``bench/run/log4j2-writer.properties``) starts each line with
+again when it commits. A writer application's log (``bench/writers/log4j2-writer.properties``) starts each line with
 the wall clock in milliseconds, so each wait is placed on the race's own clock.
 """
 

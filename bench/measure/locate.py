@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from bench.formats.base import Keys
+    from bench.workload.datagen import PaymentsData
+
 # scan-node metric (as Spark names it) -> what the record calls it
 FILES_READ = {"number of files read": "files_read", "number of file splits read": "files_read"}
 PLANNED = {"number of result data files": "data_files_planned", "number of skipped data files": "data_files_skipped",
@@ -174,3 +177,20 @@ class ScanWatch:
                 for stage in self._seq(app_store.stageData(stage_id, False, no_statuses, False, no_quantiles)):
                     input_bytes += stage.inputBytes()
         return summarize(scans, merges, input_bytes, statements)
+
+
+def update_keys(spark: SparkSession, route: str, name: str, keys: list[int], data: PaymentsData) -> Keys:
+    """The keys an update changes, as literals and as a view; for the index route also a view of those rows as the
+    generated ``data`` holds them (a correction feed's rows: Hudi's MERGE takes the ordering value, and on
+    merge-on-read every value an assignment reads, from its source)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from bench.formats.base import INDEX, Keys
+
+    spark.createDataFrame([(int(k),) for k in keys], "txn_id bigint").createOrReplaceTempView(name)
+    ordered = None
+    if route == INDEX:
+        rows = data.rows_with(keys)
+        spark.createDataFrame(rows.to_pandas(), schema=from_arrow_schema(rows.schema)) \
+            .createOrReplaceTempView(ordered := f"{name}_ordered")
+    return Keys(tuple(int(k) for k in keys), name, ordered)

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bench.formats.base import Keys
-from bench.measure.locate import full_scan
+from bench.measure.locate import full_scan, update_keys
 from bench.measure.memory import MemoryWatch
 from bench.measure.reads import run_reads
 from bench.measure.rounds import Rounds, measured, timed
 from bench.results import contract
-from bench.run.tables import update_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -21,8 +20,8 @@ if TYPE_CHECKING:
     from bench.engines.base import ReadEngine
     from bench.formats.base import TableFormat, TableRef
     from bench.run.session import BenchSession
-    from bench.run.several import SeveralWriters
     from bench.workload.queries import Query
+    from bench.writers.several import SeveralWriters
 
 
 @dataclass
@@ -92,13 +91,13 @@ class Lab:
         return {"seconds": seconds, "memory": memory, "rows_changed_verified": int(changed)}
 
     def several_writers(self, kind: str, control: str) -> SeveralWriters:
-        """This configuration on the catalog and lock several applications share (``run/several.py``).
+        """This configuration on the catalog and lock several applications share (``writers/several.py``).
 
         Raises:
             NotSupported: no such concurrency control, or separate applications are not safe for it here.
             MissingArtifact: the catalog or lock server cannot be started here.
         """
-        from bench.run.several import SeveralWriters
+        from bench.writers.several import SeveralWriters
 
         return SeveralWriters.prepare(self, kind, control, self.session.scale.files_per_day)
 

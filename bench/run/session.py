@@ -21,16 +21,18 @@ from bench.engines import PRIMARY, select_engines
 from bench.exceptions import BadOption, MissingArtifact
 from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.measure.rounds import RoundsPlan
-from bench.run import artifacts, objectstore, record
-from bench.run.coordination import Coordination
+from bench.results.contract import SCHEMA_VERSION
+from bench.run import record
 from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
-from bench.run.race import WriterPool
 from bench.run.readers import ReadEngines
 from bench.run.spark import SparkApps, SparkOptions, java_version, merge_conf
 from bench.run.tables import TableStates
 from bench.run.workspace import Workspace
+from bench.servers import artifacts, objectstore
+from bench.servers.coordination import Coordination
 from bench.workload.datagen import PaymentsData, generate_payments
 from bench.workload.scales import Scale, get_scale
+from bench.writers.race import WriterPool
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -202,7 +204,28 @@ class BenchSession:
 
     # --- the record ----------------------------------------------------------------------
     def environment(self) -> dict[str, Any]:
-        return record.environment(self)
+        """Versions, machine, scale, seed and every Spark and table setting: recorded with the results."""
+        configs = {c.id: {"family": c.family, "mode": c.mode, "description": c.description,
+                          "merges_on_read": c.merges_on_read, "settings": [vars(s) for s in self.adapter(c.id).settings()]}
+                   for c in self.configs}
+        host = record.host()
+        return {
+            "schema_version": SCHEMA_VERSION, "run_id": self.run_id,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "scale": self.scale.as_dict(), "seed": self.seed, "rounds_plan": vars(self.rounds_plan),
+            "python": host["python"], "java": self.java, "jvm": self.apps.versions() or None,
+            "packages": host["packages"], "formats": record.family_status(sorted({c.family for c in self.configs}), self.resolution),
+            "configs": configs, "engines": self.readers.record(),
+            "spark": {"master": self.spark_options.master, "conf": self.spark_options.base_conf("<family>")},
+            "machine": host["machine"], "command": host["command"],
+            "workspace": str(self.workspace.root), "harness_commit": host["harness_commit"],
+            "storage": self.object_store.record() if self.object_store else {"kind": "local disk"},
+            "interrupted": self.interrupted,
+            "like": self.like or None,  # --like: the profiled table this run replicates, at which fraction
+            # several writers' catalog and lock (Iceberg's JDBC catalog, Hudi's ZooKeeper), where the run used them; the
+            # single-writer scenarios keep Iceberg's Hadoop catalog and Hudi's in-process lock
+            "coordination": self.coordination.record() if self.coordination else {},
+        }
 
     def close(self) -> None:
         """Stop everything the run started: Spark and its writers, the read engines, the object-store server; and

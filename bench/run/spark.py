@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from bench.core import resident
 from bench.exceptions import JavaNotFound
 from bench.measure.memory import POLLING_INTERVAL as MEMORY_POLLING_INTERVAL
+from bench.servers.daemons import LOG4J2
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-LOG4J2 = Path(__file__).with_name("log4j2.properties")
 MIN_JAVA, MAX_JAVA = 11, 17  # Spark 3.5 supports Java 8/11/17; this harness is verified on 17
 JAVA_HINT = "install OpenJDK 17 (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless; macOS: brew install openjdk@17) and set JAVA_HOME"
 

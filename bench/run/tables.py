@@ -14,30 +14,14 @@ from typing import TYPE_CHECKING
 from bench.core.ledger import LEDGER, RESET, SETUP, WARM_UP
 from bench.core.storage import Files, ensure_free, is_local
 from bench.exceptions import NotEnoughDisk
+from bench.measure.locate import update_keys
 from bench.run.workspace import Workspace
 from bench.workload.datagen import PaymentsData, generate_payments
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from bench.formats.base import Keys, TableFormat, TableRef
-
-
-def update_keys(spark: SparkSession, route: str, name: str, keys: list[int], data: PaymentsData) -> Keys:
-    """The keys an update changes, as literals and as a view; for the index route also a view of those rows as the
-    generated ``data`` holds them (a correction feed's rows: Hudi's MERGE takes the ordering value, and on
-    merge-on-read every value an assignment reads, from its source)."""
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    from bench.formats.base import INDEX, Keys
-
-    spark.createDataFrame([(int(k),) for k in keys], "txn_id bigint").createOrReplaceTempView(name)
-    ordered = None
-    if route == INDEX:
-        rows = data.rows_with(keys)
-        spark.createDataFrame(rows.to_pandas(), schema=from_arrow_schema(rows.schema)) \
-            .createOrReplaceTempView(ordered := f"{name}_ordered")
-    return Keys(tuple(int(k) for k in keys), name, ordered)
+    from bench.formats.base import TableFormat, TableRef
 
 
 # a table's bytes per byte of its Parquet source, until the run has built one of the configuration: an upper bound

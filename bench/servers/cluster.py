@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import CowmorError
-from bench.run.daemons import free_port, group_alive, poll, spawn, wait_for_port
-from bench.run.daemons import stop as stop_daemon
+from bench.servers.daemons import free_port, group_alive, poll, spawn, wait_for_port
+from bench.servers.daemons import stop as stop_daemon
 
 __all__ = ["StandaloneCluster", "group_alive", "free_port", "spark_home"]
 

@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import BadOption, MissingArtifact
-from bench.run.artifacts import MAVEN_CENTRAL, maven_reachable, sha256
-from bench.run.daemons import become, free_port, poll, spawn, stop, wait_for_port
-from bench.run.spark import LOG4J2
+from bench.servers.artifacts import MAVEN_CENTRAL, maven_reachable, sha256
+from bench.servers.daemons import LOG4J2, become, free_port, poll, spawn, stop, wait_for_port
 
 JDBC_DRIVER_FILES = ("/usr/share/java/postgresql.jar",)  # Debian/Ubuntu: apt-get install libpostgresql-jdbc-java
 JDBC_MAVEN = "org.postgresql:postgresql:42.7.4"

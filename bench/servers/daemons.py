@@ -25,6 +25,8 @@ from typing import TypeVar
 
 from bench.exceptions import BadOption
 
+# every JVM the run starts (Spark applications, writers, ZooKeeper) logs with these settings
+LOG4J2 = Path(__file__).with_name("log4j2.properties")
 PID_DIR = Path(tempfile.gettempdir()) / f"cowmor-daemons-{os.getuid()}"
 PR_SET_PDEATHSIG = 1
 T = TypeVar("T")

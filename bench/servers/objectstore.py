@@ -27,8 +27,8 @@ from urllib.parse import urlparse
 
 from bench.core.storage import MEASURED_ENDPOINT
 from bench.exceptions import BadOption, MissingArtifact
-from bench.run.artifacts import sha256
-from bench.run.daemons import free_ports, poll, spawn, stop, wait_for_port
+from bench.servers.artifacts import sha256
+from bench.servers.daemons import free_ports, poll, spawn, stop, wait_for_port
 
 S3A_JARS = ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar")
 S3A_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"
@@ -172,7 +172,7 @@ def start_seaweedfs(log_dir: Path, jars: dict[str, str], delay_ms: float = 0.0) 
         wait_for_port(port, "the object store")
         _wait_for_bucket(store)
         if delay_ms > 0:
-            from bench.run.delay_proxy import DelayProxy
+            from bench.servers.delay_proxy import DelayProxy
 
             store._proxy = DelayProxy(port, delay_ms / 1000).start()
             store.endpoint = f"http://127.0.0.1:{store._proxy.port}"

@@ -1,6 +1,6 @@
 """Several writers at once on one table, with the table service running beside them.
 
-Writers are separate Spark applications (``processes``: one JVM each, ``python -m bench.run.writer_process``) or
+Writers are separate Spark applications (``processes``: one JVM each, ``python -m bench.writers.writer_process``) or
 threads of the run's own application (``threads``: one Spark session each). Either way every writer first starts
 and warms up, then all are released together; the table service (``TableFormat.table_service``) runs in the run's
 application on its cadence (after every N writer commits, or back to back) until the last writer is done. Each batch's record is written the moment it ends (a
@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.exceptions import NotSupported
 from bench.measure.writers import CHECKED, failure, run_batches
-from bench.run.daemons import poll, spawn, stop
-from bench.run.spark import LOG4J2
+from bench.servers.daemons import LOG4J2, poll, spawn, stop
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -39,7 +38,7 @@ PROCESSES, THREADS = "processes", "threads"
 KINDS = (PROCESSES, THREADS)
 # a writer application's own settings: one core and a small heap each (N of them share the machine with the run)
 WRITER_MASTER, WRITER_MEMORY = "local[1]", "1g"
-WRITER_LOG4J2 = LOG4J2.with_name("log4j2-writer.properties")
+WRITER_LOG4J2 = Path(__file__).with_name("log4j2-writer.properties")
 # the run's application's identity and ports, which a writer application must not copy
 OWN_KEYS = ("spark.app.id", "spark.app.name", "spark.driver.port", "spark.driver.host", "spark.executor.id",
             "spark.app.startTime", "spark.app.submitTime", "spark.master", "spark.driver.memory",
@@ -272,7 +271,7 @@ class WriterPool:
     ``job-N.go``, appends each batch's record to ``job-N.jsonl`` and says ``job-N.done``; then waits for job N+1.
     """
 
-    def __init__(self, work_dir: Path, command: tuple[str, ...] = (sys.executable, "-m", "bench.run.writer_process")) -> None:
+    def __init__(self, work_dir: Path, command: tuple[str, ...] = (sys.executable, "-m", "bench.writers.writer_process")) -> None:
         """``command`` + the writer's folder starts a writer (tests give one that speaks the protocol without Spark)."""
         self.work_dir, self.command, self.jobs_handed, self.generation = work_dir, command, 0, 0
         self.procs: list[Any] = []

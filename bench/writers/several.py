@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -26,14 +26,13 @@ from bench.exceptions import MissingArtifact, NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
 from bench.formats.iceberg import NAMESPACE
 from bench.measure import digest, invariants
+from bench.measure.locate import update_keys
 from bench.measure.writers import BLIND, CHANGED_COLUMNS, CHECKED
-from bench.run.race import PROCESSES, Cadence, RaceResult, race
-from bench.run.tables import update_keys
 from bench.workload.datagen import PAYMENTS_SCHEMA
+from bench.writers.race import PROCESSES, Cadence, RaceResult, race
 
 if TYPE_CHECKING:
     from bench.formats.base import Setting, TableFormat, TableRef
-    from bench.run.lab import Lab
     from bench.workload.contention import Contention
     from bench.workload.datagen import PaymentsData
 
@@ -43,12 +42,22 @@ HUDI_HEARTBEAT_MS, HUDI_TOLERABLE_MISSES = 60_000, 2  # Hudi 1.1.1's defaults (H
 EXPIRY_MARGIN_S = 2.0
 
 
+class Bench(Protocol):
+    """What the several writers use of a scenario's lab (``run/lab.py``, which hands itself over): its Spark
+    application, read engines, adapter and session (scale, catalog and lock, tables, writer pool, run folder)."""
+
+    spark: Any
+    engines: list[Any]
+    fmt: TableFormat
+    session: Any
+
+
 @dataclass
 class SeveralWriters:
     """One configuration made safe for several writers: its adapter on the shared catalog / lock, the settings
     every writer's application applies."""
 
-    lab: Lab
+    lab: Bench
     fmt: TableFormat
     kind: str
     control: str
@@ -63,7 +72,7 @@ class SeveralWriters:
 
     @classmethod
     @LEDGER.charged(RACES)
-    def prepare(cls, lab: Lab, kind: str, control: str, files_per_partition: int) -> SeveralWriters:
+    def prepare(cls, lab: Bench, kind: str, control: str, files_per_partition: int) -> SeveralWriters:
         """Raises:
             NotSupported: the configuration has no such control, or writers in separate applications are not safe.
             MissingArtifact: the catalog or lock server cannot be started here.

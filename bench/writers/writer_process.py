@@ -1,4 +1,4 @@
-"""A writer as its own Spark application: ``python -m bench.run.writer_process FOLDER`` (started by ``race.WriterPool``).
+"""A writer as its own Spark application: ``python -m bench.writers.writer_process FOLDER`` (started by ``race.WriterPool``).
 
 It starts Spark with the run's settings (``FOLDER/app.json``), then serves its jobs in order: for job N it puts
 the adapter on the job's table, catalog and lock, warms up (one read), says ``job-N.ready``, waits for
@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.formats import make_adapter
 from bench.formats.base import PRUNED, Coordinator, Setting, TableFormat, TableRef
 from bench.measure.writers import CHECKED, run_batches
-from bench.run.daemons import poll
+from bench.servers.daemons import poll
 
 GO_TIMEOUT_S = 1800.0  # a released job's start signal, and the next job: a writer left alone this long exits
 POLL_S = 0.02

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.run.cluster import StandaloneCluster, group_alive
+from bench.servers.cluster import StandaloneCluster, group_alive
 from tests.conftest import ARTIFACTS, ROOT, run_scenarios
 
 pytestmark = [pytest.mark.cluster, pytest.mark.spark]
@@ -122,7 +122,7 @@ def test_daemons_die_when_the_process_holding_them_is_killed(tmp_path):
     import sys
     import time
 
-    code = ("import sys, time, pathlib; from bench.run.cluster import StandaloneCluster; "
+    code = ("import sys, time, pathlib; from bench.servers.cluster import StandaloneCluster; "
             "c = StandaloneCluster(pathlib.Path(sys.argv[1])).__enter__(); "
             "print(' '.join(str(p.pid) for p in c.procs), flush=True); time.sleep(600)")
     holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True, cwd=ROOT)

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.spark
 
 def test_delta_base_files_keep_their_rows_order_when_the_writers_sort_spills(tmp_path):
     from bench.formats import adapter_class, make_adapter
-    from bench.run import artifacts
     from bench.run.spark import SparkApps, SparkOptions
+    from bench.servers import artifacts
     from bench.workload.datagen import generate_payments
 
     try:

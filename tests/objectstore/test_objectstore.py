@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from bench.run import daemons
+from bench.servers import daemons
 from tests.conftest import ROOT, TINY_LANES, merge_records, start_scenarios
 
 pytestmark = [pytest.mark.objectstore, pytest.mark.spark]
@@ -106,8 +106,8 @@ def test_a_removed_table_leaves_nothing_that_lists(tmp_path, monkeypatch):
     import pyarrow.fs as pafs
 
     from bench.core.storage import Files
-    from bench.run import objectstore
     from bench.run.workspace import Workspace
+    from bench.servers import objectstore
 
     store = objectstore.start_seaweedfs(tmp_path, {})
     try:
