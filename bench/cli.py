@@ -315,7 +315,7 @@ def parser() -> argparse.ArgumentParser:
     docs.add_argument("--check", action="store_true", help="only compare: exit 2 where a figure differs from the data")
     docs.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")
     look = sub.add_parser("inspect", help="read a table's shape and workload from its own metadata (read-only, no Spark)")
-    look.add_argument("table", metavar="TABLE", help="the table's root folder (Delta, Hudi, Iceberg) or an Iceberg metadata file")
+    look.add_argument("table", metavar="TABLE", help="the table's root folder (Delta, Hudi, Iceberg) or an Iceberg metadata file, local or s3a:// (AWS_* variables)")
     look.add_argument("--format", choices=("delta", "iceberg", "hudi"), default=None, help="default: told by what the folder holds")
     look.add_argument("--key", default=None, metavar="COLUMN", help="the record key (Hudi's is read from the table)")
     look.add_argument("--keys-per-update", type=parse_positive_int, default=None, metavar="N",

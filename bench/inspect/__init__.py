@@ -10,7 +10,6 @@ for, never guessed. May import: core, exceptions; never pyspark.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from bench.exceptions import BadOption
@@ -50,20 +49,49 @@ class TableFacts:
     notes: list[str] = field(default_factory=list)  # what the metadata could not say
 
 
+OBJECT_STORE_SCHEMES = ("s3://", "s3a://")
+
+
+def library_uri(location: str) -> str:
+    """The table's address as the formats' Python libraries take it (``s3://``, not Hadoop's ``s3a://``)."""
+    return "s3://" + location.removeprefix("s3a://") if location.startswith("s3a://") else location.removeprefix("file://")
+
+
+def object_store_options(location: str) -> dict[str, str]:
+    """The S3 settings delta-rs and hudi-rs take, from the standard AWS variables the user's shell holds
+    (``AWS_ENDPOINT_URL`` for a server of one's own); empty for a table on local disk."""
+    if not location.startswith(OBJECT_STORE_SCHEMES):
+        return {}
+    import os
+
+    names = {"aws_access_key_id": "AWS_ACCESS_KEY_ID", "aws_secret_access_key": "AWS_SECRET_ACCESS_KEY",
+             "aws_session_token": "AWS_SESSION_TOKEN", "aws_region": "AWS_REGION", "aws_endpoint_url": "AWS_ENDPOINT_URL"}
+    options = {option: os.environ[name] for option, name in names.items() if os.environ.get(name)}
+    if options.get("aws_endpoint_url", "").startswith("http://"):
+        options |= {"aws_allow_http": "true", "aws_virtual_hosted_style_request": "false"}
+    return options
+
+
 def detect(location: str) -> str:
-    """The table's format from what its folder holds.
+    """The table's format from what its folder holds (on local disk or an object store).
 
     Raises:
         BadOption: not a table of a known format (one line saying what was looked for).
     """
-    path = Path(location.removeprefix("file://"))
-    if location.endswith(".metadata.json") or (path / "metadata").is_dir() and any((path / "metadata").glob("*.metadata.json")):
-        return "iceberg"
-    if (path / "_delta_log").is_dir():
-        return "delta"
-    if (path / ".hoodie").is_dir():
-        return "hudi"
-    if not path.exists():
+    from bench.core.storage import Files
+
+    root = Files.of(location)
+    try:
+        if location.endswith(".metadata.json") or any(f.name.endswith(".metadata.json") for f in (root / "metadata").iterdir()):
+            return "iceberg"
+        if (root / "_delta_log").is_dir():
+            return "delta"
+        if (root / ".hoodie").is_dir():
+            return "hudi"
+        missing = not root.exists()
+    except OSError as err:  # an object store that refuses the listing: its own words
+        raise BadOption(f"{location}: cannot list it: {(str(err).strip().splitlines() or [''])[0][:200]}") from None
+    if missing:
         raise BadOption(f"{location}: no such table folder")
     raise BadOption(f"{location}: not a Delta (_delta_log/), Hudi (.hoodie/) or Iceberg (metadata/*.metadata.json) "
                     "table; give the table's root folder, or --format")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.inspect import Commit, DataFile, TableFacts
+from bench.inspect import Commit, DataFile, TableFacts, library_uri, object_store_options
 
 # commitInfo.operationMetrics as Delta on Spark names them, then as delta-rs does
 ROWS_CHANGED = ("numUpdatedRows", "numDeletedRows", "numTargetRowsUpdated", "numTargetRowsDeleted",
@@ -23,7 +23,7 @@ def read(location: str, key: str | None) -> TableFacts:
     os.environ.setdefault("RUST_LOG", "error")  # delta-rs logs DataFusion's deprecation warnings at WARN otherwise
     import deltalake
 
-    table = deltalake.DeltaTable(location)
+    table = deltalake.DeltaTable(library_uri(location), storage_options=object_store_options(location) or None)
     adds = table.get_add_actions(flatten=True)
     columns = adds.schema.names if hasattr(adds, "schema") else list(adds.column_names)
     data = {name: adds.column(name).to_pylist() for name in columns}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from bench.inspect import Commit, DataFile, TableFacts
+from bench.inspect import Commit, DataFile, TableFacts, library_uri, object_store_options
 
 COMPACTIONS = ("compaction", "replacecommit", "clustering")
 
@@ -13,8 +13,11 @@ COMPACTIONS = ("compaction", "replacecommit", "clustering")
 def read(location: str, key: str | None) -> TableFacts:
     import hudi
 
-    path = location.removeprefix("file://")
-    table = hudi.HudiTableBuilder.from_base_uri(path if "://" in path else os.path.abspath(path)).build()
+    path = library_uri(location)
+    builder = hudi.HudiTableBuilder.from_base_uri(path if "://" in path else os.path.abspath(path))
+    if object_store_options(location):
+        builder = builder.with_storage_options(object_store_options(location))
+    table = builder.build()
     options = table.hudi_options()
     key = key or options.get("hoodie.table.recordkey.fields") or None
     files, logs = [], 0

@@ -2,32 +2,47 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
 
+from bench.core.storage import Files
 from bench.exceptions import BadOption
-from bench.inspect import Commit, DataFile, TableFacts
+from bench.inspect import Commit, DataFile, TableFacts, library_uri, object_store_options
 
 COMPACTIONS = ("replace",)
 
 
+def _version(name: str) -> int:
+    """A metadata file's version from its name (``v12.metadata.json``, ``00012-<uuid>.metadata.json``)."""
+    digits = re.match(r"v?(\d+)", name)
+    return int(digits.group(1)) if digits else -1
+
+
 def _metadata_file(location: str) -> str:
+    """The table's current metadata file: the one named, the version hint's, else the highest version listed."""
     if location.endswith(".metadata.json"):
         return location
-    folder = Path(location.removeprefix("file://")) / "metadata"
+    folder = Files.of(location) / "metadata"
     hint = folder / "version-hint.text"
     if hint.exists():
         return str(folder / f"v{hint.read_text().strip()}.metadata.json")
-    versions = sorted(folder.glob("*.metadata.json"), key=lambda p: p.stat().st_mtime)
+    versions = sorted((f for f in folder.iterdir() if f.name.endswith(".metadata.json")), key=lambda f: _version(f.name))
     if not versions:
         raise BadOption(f"{location}: no metadata/*.metadata.json: not an Iceberg table folder (or give its metadata file)")
     return str(versions[-1])
+
+
+def _properties(location: str) -> dict[str, str]:
+    """pyiceberg's S3 settings from the same AWS variables (``object_store_options``)."""
+    names = {"aws_access_key_id": "s3.access-key-id", "aws_secret_access_key": "s3.secret-access-key",
+             "aws_session_token": "s3.session-token", "aws_region": "s3.region", "aws_endpoint_url": "s3.endpoint"}
+    return {names[k]: v for k, v in object_store_options(location).items() if k in names}
 
 
 def read(location: str, key: str | None) -> TableFacts:
     from pyiceberg.conversions import from_bytes
     from pyiceberg.table import StaticTable
 
-    table = StaticTable.from_metadata(_metadata_file(location))
+    table = StaticTable.from_metadata(library_uri(_metadata_file(location)), properties=_properties(location))
     schema = table.schema()
     field = schema.find_field(key) if key else None
     files: list[DataFile] = []
