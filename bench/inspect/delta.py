@@ -42,5 +42,6 @@ def read(location: str, key: str | None) -> TableFacts:
         commits.append(Commit(int(entry.get("timestamp") or 0), operation, _sum(metrics, ROWS_CHANGED),
                               _sum(metrics, FILES_ADDED), _sum(metrics, FILES_REMOVED), operation in COMPACTIONS))
     dvs = sum(1 for v in data.get("deletionVector.storageType", []) if v) if "deletionVector.storageType" in data else 0
-    notes = [] if key is None or f"min.{key}" in data else [f"the log keeps no statistics for {key}: key spread unknown"]
+    kept = any(v is not None for v in data.get(f"min.{key}", [])) if key else True  # a column of nulls: none kept
+    notes = [] if kept or not files else [f"the log keeps no statistics for {key}: key spread unknown"]
     return TableFacts("delta", location, files, commits, key, partitions, dvs, notes)

@@ -89,6 +89,8 @@ def profile(facts: TableFacts, keys_per_update: int | None = None, reads_per_day
         notes.append("reads per day: no metadata records reads; give --reads-per-day")
     if spread is None and keys:
         notes.append("files a random key set touches: unknown without per-file key statistics")
+    if keys is None:
+        notes.append("rows an update changes: no row-level commit in the history says; give --keys-per-update")
     return {"profile_version": PROFILE_VERSION, "format": facts.format, "location": facts.location, "key": facts.key,
             "data_files": len(facts.files), "bytes": int(sum(sizes)),
             "rows": int(sum(rows)) if rows and all(r is not None for r in rows) else None,

@@ -146,3 +146,22 @@ def test_a_replica_keeps_the_profiles_layout_and_scales_only_its_partitions(tmp_
     assert "less clustered" in notes({**seed, "files_touched_by_random_keys": 4000.0}, tenth)[0]
     with pytest.raises(BadOption, match="lacks"):
         replica_params({**p, "keys_per_update": None, "workload": {}})
+
+
+def test_a_table_without_statistics_or_row_level_history_says_what_it_cannot_know(tmp_path):
+    """A Delta table written with no column statistics and only appends: the key spread and the rows an update
+    changes are None with a note saying why and which option gives them, never a guess."""
+    import deltalake
+
+    path = tmp_path / "bare"
+    for i in range(2):
+        deltalake.write_deltalake(str(path), _batch(i), mode="append",
+                                  configuration={"delta.dataSkippingNumIndexedCols": "0"})
+    p = profile(read_facts(str(path), key="txn_id"))
+    assert p["data_files"] == 2 and p["rows"] == 2 * ROWS and p["workload"]["row_level_commits"] == 0
+    assert p["keys_per_update"] is None and p["files_touched_by_random_keys"] is None
+    assert any("no statistics for txn_id" in n for n in p["notes"])
+    assert any("give --keys-per-update" in n for n in p["notes"])
+    given = profile(read_facts(str(path), key="txn_id"), keys_per_update=10)
+    assert given["keys_per_update"] == 10 and given["files_touched_by_random_keys"] is None
+    assert any("unknown without per-file key statistics" in n for n in given["notes"])
