@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 # Hudi 1.1.1: the docs site's current pages, and the config definitions at the release tag (the authority
 # where a key was renamed in 1.1, e.g. the ordering field).
 DOC_QUICKSTART = "https://hudi.apache.org/docs/quick-start-guide"
+# a writer's heartbeat: Hudi 1.1.1's defaults (HoodieWriteConfig: 60 s, 2 misses tolerated before its instant may go)
+HEARTBEAT_MS, HEARTBEAT_TOLERABLE_MISSES = 60_000, 2
 DOC_CONFIG = "https://hudi.apache.org/docs/configurations"
 DOC_COMPACTION = "https://hudi.apache.org/docs/compaction"
 DOC_PROCEDURES = "https://hudi.apache.org/docs/procedures#run_compaction"
@@ -207,7 +209,8 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         host, port = coordinator.zookeeper
         mode = "NON_BLOCKING_CONCURRENCY_CONTROL" if control == NBCC else "OPTIMISTIC_CONCURRENCY_CONTROL"
         heartbeat = [Setting("concurrency", "hoodie.client.heartbeat.interval_in_ms", str(heartbeat_ms), SRC_WRITE_CONFIG),
-                     Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", "2", SRC_WRITE_CONFIG)] \
+                     Setting("concurrency", "hoodie.client.heartbeat.tolerable.misses", str(HEARTBEAT_TOLERABLE_MISSES),
+                             SRC_WRITE_CONFIG)] \
             if heartbeat_ms else []
         return heartbeat + [
             Setting("concurrency", "hoodie.write.concurrency.mode", mode, SRC_WRITE_CONFIG),

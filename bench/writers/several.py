@@ -24,6 +24,7 @@ from bench.core.ledger import LEDGER, RACES
 from bench.core.storage import Files, is_local
 from bench.exceptions import MissingArtifact, NotSupported
 from bench.formats.base import INDEX, PRUNED, Coordinator
+from bench.formats.hudi import HEARTBEAT_MS, HEARTBEAT_TOLERABLE_MISSES
 from bench.formats.iceberg import NAMESPACE
 from bench.measure import digest, invariants
 from bench.measure.locate import update_keys
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 RETRIES = 2  # the harness's retries of a batch whose commit failed (as a job scheduler would retry it)
 EVIDENCE_MAX_BYTES = 512 * 2**20  # a violating race's table is copied whole up to this size (tiny and small: a few MB)
-HUDI_HEARTBEAT_MS, HUDI_TOLERABLE_MISSES = 60_000, 2  # Hudi 1.1.1's defaults (HoodieWriteConfig)
 EXPIRY_MARGIN_S = 2.0
 
 
@@ -111,7 +111,7 @@ class SeveralWriters:
 
     def heartbeat_expiry_s(self) -> float:
         """How long after its last heartbeat a failed writer's instant may be rolled back (Hudi: interval x misses)."""
-        return (self.fmt.heartbeat_ms or HUDI_HEARTBEAT_MS) * HUDI_TOLERABLE_MISSES / 1000
+        return (self.fmt.heartbeat_ms or HEARTBEAT_MS) * HEARTBEAT_TOLERABLE_MISSES / 1000
 
     @LEDGER.charged(RACES)
     def table(self, name: str, data: PaymentsData, contention: Contention) -> tuple[TableRef, set[str]]:
