@@ -34,7 +34,7 @@ def hotfix(payments, cowmor):
     frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS
     after = {q.name: q.expected(frame) for q in queries}
     return {"keys": keys, "queries": queries, "before": before, "after": after,
-            "logical_bytes": len(keys) * payments.bytes_per_row}
+            "logical_bytes": len(keys) * payments.bytes_per_row, "read_before": {}}
 
 
 @LEDGER.charged(PROBES)
@@ -53,7 +53,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
     scale = lab.session.scale
     keys = lab.keys("hotfix_keys", hotfix["keys"], payments)
     rounds = Rounds(hotfix["logical_bytes"])
-    state: dict = {}
+    state: dict = {"base": (config_id, lab.fmt.table_name(TABLE))}
 
     def setup():
         rounds.close()
@@ -64,9 +64,11 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
         # every round starts from the same files (the reset test proves it), so the dashboards before the update
-        # are read once, like those after it, not again on every restored copy
-        extra = {"reads_before": lab.reads(table, hotfix["queries"], hotfix["before"], scale.read_repeats)} if first else {}
-        rounds.start(lab.fmt, table, **extra)
+        # are read once, like those after it, not again on every restored copy; nor again by a route that restores
+        # the same base table (one without table settings of its own, ``TableFormat.table_name``)
+        if first and state["base"] not in hotfix["read_before"]:
+            hotfix["read_before"][state["base"]] = (route, lab.reads(table, hotfix["queries"], hotfix["before"], scale.read_repeats))
+        rounds.start(lab.fmt, table, **({"reads_before": hotfix["read_before"][state["base"]][1]} if first else {}))
         return (table,), {}
 
     plan = adaptive_pedantic(benchmark, measured(lambda table: lab.update(table, keys, ASSIGNMENT)), setup,
@@ -84,6 +86,7 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
                rows_targeted=len(hotfix["keys"]), rows_changed_reported=reported, **verified, base=payments.describe(),
                live_files_before=state["live_before"], live_files_after=lab.fmt.live_files(lab.spark, table),
                rounds_plan=plan, reads_before=rounds.records[0]["reads_before"], reads_after=reads_after,
+               reads_before_route=hotfix["read_before"][state["base"]][0],
                **lab.located(rounds, state["live_before"]["data_files"], touched, payments.days_holding(hotfix["keys"]),
                              payments.days))
 

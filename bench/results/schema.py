@@ -275,6 +275,9 @@ class HotfixUpdate(LocatedUpdate):
     locate_full_scan: bool | None
     table_data_files: int
     files_touched: int
+    # the route whose first round read the dashboards before the update: routes that share the base table (restored
+    # byte-identical) share that one reading; None in records made before it was shared
+    reads_before_route: str | None = None
 
 
 @dataclass(frozen=True)
