@@ -58,8 +58,9 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
     def setup():
         rounds.close()
         first = rounds.number == 1
+        read = hotfix["read_before"].get(state["base"])
         progress(f"{config_id} ({route}): round {rounds.number}/{lab.session.rounds_plan.min_rounds}+: restore the base table"
-                 + (", dashboards before" if first else ""))
+                 + ("" if not first else ", dashboards before" if read is None else f" (dashboards before: {read[0]}'s reading)"))
         table = lab.session.tables.base_table(lab.spark, lab.fmt, TABLE, payments)
         state["table"] = table
         state["live_before"] = lab.fmt.live_files(lab.spark, table)
