@@ -15,8 +15,8 @@ def read(location: str, key: str | None) -> TableFacts:
 
     path = library_uri(location)
     builder = hudi.HudiTableBuilder.from_base_uri(path if "://" in path else os.path.abspath(path))
-    if object_store_options(location):
-        builder = builder.with_storage_options(object_store_options(location))
+    if store := object_store_options(location):
+        builder = builder.with_storage_options(store)
     table = builder.build()
     options = table.hudi_options()
     key = key or options.get("hoodie.table.recordkey.fields") or None

@@ -165,11 +165,12 @@ class SeveralWriters:
             # a failed writer's instant left behind: the last clean rolls it back once its heartbeat has expired
             time.sleep(max(0.0, max(ended) + self.heartbeat_expiry_s() + EXPIRY_MARGIN_S - time.time()))
         keys = sorted(set(contention.touched) | set(contention.deleted))
-        frame = data.read(["txn_id", "amount", "notes"]).to_pandas()
+        generated = data.read(PAYMENTS_SCHEMA.names)  # read once: the touched rows' values and the whole-table digest
+        frame = generated.select(["txn_id", "amount", "notes"]).to_pandas()
         base = {int(r.txn_id): (Decimal(r.amount), r.notes) for r in frame[frame.txn_id.isin(keys)].itertuples()}
         rule = invariants.EVENT_TIME if self.control == "nbcc" else invariants.SERIALIZABLE
         expected_rows = len(frame) - len(contention.deleted)
-        whole = digest.expected(data.read(PAYMENTS_SCHEMA.names), "txn_id", set(contention.touched),
+        whole = digest.expected(generated, "txn_id", set(contention.touched),
                                 set(contention.deleted), CHANGED_COLUMNS)
         by_engine: dict[str, Any] = {}
         reference = self.lab.engines[0].name
