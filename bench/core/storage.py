@@ -30,6 +30,19 @@ def measured_s3_endpoint() -> str | None:
     return os.environ.get(MEASURED_ENDPOINT) or os.environ.get("AWS_ENDPOINT_URL")
 
 
+def object_store_options(endpoint: str | None) -> dict[str, str]:
+    """The S3 settings the Rust ``object_store`` clients take (delta-rs, hudi-rs), from the standard AWS variables,
+    with ``endpoint`` for a server of one's own (path-style requests; plain HTTP where it says ``http://``)."""
+    names = {"aws_access_key_id": "AWS_ACCESS_KEY_ID", "aws_secret_access_key": "AWS_SECRET_ACCESS_KEY",
+             "aws_session_token": "AWS_SESSION_TOKEN", "aws_region": "AWS_REGION"}
+    options = {"aws_region": "us-east-1"} | {option: os.environ[name] for option, name in names.items() if os.environ.get(name)}
+    if endpoint:
+        options |= {"aws_endpoint_url": endpoint, "aws_virtual_hosted_style_request": "false"}
+        if endpoint.startswith("http://"):
+            options["aws_allow_http"] = "true"
+    return options
+
+
 def is_local(location: str | Path) -> bool:
     return urlparse(str(location)).scheme in LOCAL_SCHEMES or len(urlparse(str(location)).scheme) == 1
 

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench.core.storage import measured_s3_endpoint
+from bench.core.storage import measured_s3_endpoint, object_store_options
 from bench.engines.base import ReadEngine
 
 if TYPE_CHECKING:
@@ -99,12 +99,8 @@ def _iceberg_metadata(location: str) -> str:
 
 def _storage_options() -> dict[str, str]:
     """hudi-rs's object-store settings for the configured S3 endpoint (empty for local tables)."""
-    if not _s3_endpoint():
-        return {}
-    return {"aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
-            "aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
-            "aws_endpoint_url": _s3_endpoint(), "aws_region": os.environ.get("AWS_REGION", "us-east-1"),
-            "aws_allow_http": "true", "aws_virtual_hosted_style_request": "false"}
+    endpoint = _s3_endpoint()
+    return object_store_options(endpoint) if endpoint else {}
 
 
 class DuckDBEngine(ReadEngine):
@@ -178,8 +174,8 @@ class DuckDBEngine(ReadEngine):
         options = {READ_OPTIMIZED: "true" if mode == "read_optimized" else "false"}
         path = _local_path(table.location)
         builder = hudi.HudiTableBuilder.from_base_uri(path if "://" in path else os.path.abspath(path))
-        if _storage_options():
-            builder = builder.with_storage_options(_storage_options())
+        if store := _storage_options():
+            builder = builder.with_storage_options(store)
         reader = builder.with_hudi_options(options).build()
         columns = [f.name for f in reader.get_schema() if re.search(rf"\b{re.escape(f.name)}\b", sql)]
         batches = reader.read(hudi.HudiReadOptions().with_projection(columns) if columns else None)

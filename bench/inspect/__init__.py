@@ -58,18 +58,15 @@ def library_uri(location: str) -> str:
 
 
 def object_store_options(location: str) -> dict[str, str]:
-    """The S3 settings delta-rs and hudi-rs take, from the standard AWS variables the user's shell holds
-    (``AWS_ENDPOINT_URL`` for a server of one's own); empty for a table on local disk."""
-    if not location.startswith(OBJECT_STORE_SCHEMES):
-        return {}
+    """The S3 settings delta-rs and hudi-rs take for ``location``, from the standard AWS variables the user's shell
+    holds (``AWS_ENDPOINT_URL`` for a server of one's own); empty for a table on local disk."""
     import os
 
-    names = {"aws_access_key_id": "AWS_ACCESS_KEY_ID", "aws_secret_access_key": "AWS_SECRET_ACCESS_KEY",
-             "aws_session_token": "AWS_SESSION_TOKEN", "aws_region": "AWS_REGION", "aws_endpoint_url": "AWS_ENDPOINT_URL"}
-    options = {option: os.environ[name] for option, name in names.items() if os.environ.get(name)}
-    if options.get("aws_endpoint_url", "").startswith("http://"):
-        options |= {"aws_allow_http": "true", "aws_virtual_hosted_style_request": "false"}
-    return options
+    from bench.core import storage
+
+    if not location.startswith(OBJECT_STORE_SCHEMES):
+        return {}
+    return storage.object_store_options(os.environ.get("AWS_ENDPOINT_URL"))
 
 
 def detect(location: str) -> str:
