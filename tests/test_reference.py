@@ -82,7 +82,25 @@ def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, 
     folder, first = planted
     page = build_findings(folder, tmp_path / "findings")
     text = page.read_text()
-    answers, memory, manifest = (text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. Memory", "3. The reference runs"))
-    assert answers < memory < manifest
+    sections = [text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. The seeds' claims", "3. Memory",
+                                        "4. The reference runs")]
+    assert sections == sorted(sections)
+    assert "No reference run measured the seeds" in text  # a `small` run says nothing of the seeds' table
     assert "iceberg-cow ÷ iceberg-mor" in text and first.run_id in text and first.command in text
     assert list((tmp_path / "findings" / "charts").glob("ratios-*.png")) and list((tmp_path / "findings").glob("*/index.html"))
+
+
+def test_the_seeds_claims_sit_beside_each_update_measured_on_their_table():
+    """From the reference run at the seeds' size: one row per configuration and route, the claim of its kind, the time
+    as a multiple of the claim's; a run at another scale has no row (its table is not the seeds')."""
+    from bench.results.contract import load_run
+
+    seed = load_run(reference.REFERENCE_DIR / "hotfix-seed-iceberg-pruned-m1")
+    claims = figures.seed_claims(seed).set_index("configuration")
+    assert list(claims.index) == ["iceberg-cow", "iceberg-mor"]
+    assert claims.loc["iceberg-cow", "the seeds' claim"] == "rewrites ~6 GB in ~8 minutes"
+    assert claims.loc["iceberg-mor", "the seeds' claim"] == "writes ~4 MB in ~12 seconds"
+    points = figures.seed_claim_points(seed).set_index("config_id")
+    assert claims.loc["iceberg-cow", "÷ the claim's time"] == f"{points.loc['iceberg-cow', 'median'] / 480:.2f}x"
+    assert (claims["rows changed (checked)"] == "1,200 of 1,200").all()
+    assert figures.seed_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m1")).empty
