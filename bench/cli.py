@@ -230,7 +230,7 @@ def _inspect(args: argparse.Namespace) -> int:
     from bench.inspect import read_facts
     from bench.inspect.profile import profile, text
 
-    found = profile(read_facts(args.table, args.format, args.key), args.keys_per_update, args.reads_per_day)
+    found = profile(read_facts(args.table, args.format, args.key, args.catalog), args.keys_per_update, args.reads_per_day)
     print(text(found))
     if args.output:
         args.output.write_text(json.dumps(found, indent=2, default=str) + "\n")
@@ -315,8 +315,12 @@ def parser() -> argparse.ArgumentParser:
     docs.add_argument("--check", action="store_true", help="only compare: exit 2 where a figure differs from the data")
     docs.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")
     look = sub.add_parser("inspect", help="read a table's shape and workload from its own metadata (read-only, no Spark)")
-    look.add_argument("table", metavar="TABLE", help="the table's root folder (Delta, Hudi, Iceberg) or an Iceberg metadata file, local or s3a:// (AWS_* variables)")
+    look.add_argument("table", metavar="TABLE", help="the table's root folder (Delta, Hudi, Iceberg) or an Iceberg metadata file, local or s3a:// (AWS_* "
+                           "variables); with --catalog, namespace.table")
     look.add_argument("--format", choices=("delta", "iceberg", "hudi"), default=None, help="default: told by what the folder holds")
+    look.add_argument("--catalog", default=None, metavar="NAME",
+                      help="TABLE is namespace.table in this Iceberg catalog, as pyiceberg's configuration names it "
+                           "(~/.pyiceberg.yaml or PYICEBERG_CATALOG__NAME__URI …)")
     look.add_argument("--key", default=None, metavar="COLUMN", help="the record key (Hudi's is read from the table)")
     look.add_argument("--keys-per-update", type=parse_positive_int, default=None, metavar="N",
                       help="keys an update changes (default: the median the history records)")

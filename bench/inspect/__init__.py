@@ -94,12 +94,25 @@ def detect(location: str) -> str:
                     "table; give the table's root folder, or --format")
 
 
-def read_facts(location: str, fmt: str | None = None, key: str | None = None) -> TableFacts:
-    """The table's facts through its own format's library.
+def read_facts(location: str, fmt: str | None = None, key: str | None = None, catalog: str | None = None) -> TableFacts:
+    """The table's facts through its own format's library; with ``catalog``, ``location`` is an Iceberg table's
+    identifier in that catalog (``namespace.table``).
 
     Raises:
         BadOption: an unknown format, a folder that is not a table, or a table the library cannot read.
     """
+    if catalog:
+        if fmt not in (None, "iceberg"):
+            raise BadOption(f"--catalog {catalog}: catalogs are read for Iceberg tables; give a {fmt} table's folder")
+        from bench.inspect import iceberg
+
+        try:
+            return iceberg.read_from_catalog(catalog, location, key)
+        except BadOption:
+            raise
+        except Exception as err:  # noqa: BLE001 - the library's own words, in one line
+            first = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+            raise BadOption(f"{catalog}:{location}: cannot read it as an iceberg table: {first}") from None
     fmt = fmt or detect(location)
     if fmt not in FORMATS:
         raise BadOption(f"--format {fmt}: one of {', '.join(FORMATS)}")

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from bench.core.storage import Files
 from bench.exceptions import BadOption
 from bench.inspect import Commit, DataFile, TableFacts, library_uri, object_store_options
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
 
 COMPACTIONS = ("replace",)
 
@@ -39,10 +43,38 @@ def _properties(location: str) -> dict[str, str]:
 
 
 def read(location: str, key: str | None) -> TableFacts:
-    from pyiceberg.conversions import from_bytes
     from pyiceberg.table import StaticTable
 
-    table = StaticTable.from_metadata(library_uri(_metadata_file(location)), properties=_properties(location))
+    return _facts(StaticTable.from_metadata(library_uri(_metadata_file(location)), properties=_properties(location)),
+                  location, key)
+
+
+def read_from_catalog(catalog: str, identifier: str, key: str | None) -> TableFacts:
+    """A catalog's table (``namespace.table``), the catalog as pyiceberg's own configuration names it
+    (``~/.pyiceberg.yaml`` or ``PYICEBERG_CATALOG__<NAME>__URI`` and its siblings): REST, SQL (a JDBC catalog's
+    tables), Hive, Glue. The catalog gives the current metadata file; the rest is read as from a folder.
+
+    Raises:
+        BadOption: a catalog pyiceberg cannot load, or no such table in it (one line, its own words).
+    """
+    from pyiceberg.catalog import load_catalog
+    from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+
+    try:
+        table = load_catalog(catalog).load_table(identifier)
+    except (NoSuchTableError, NoSuchNamespaceError):
+        raise BadOption(f"catalog {catalog}: no table {identifier}") from None
+    except Exception as err:  # noqa: BLE001 - pyiceberg's own words on a catalog it cannot load, in one line
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+        variable = f"PYICEBERG_CATALOG__{catalog.upper()}__URI"
+        raise BadOption(f"catalog {catalog}: {first}" + ("" if variable in first else
+                        f" (pyiceberg's configuration: ~/.pyiceberg.yaml or {variable})")) from None
+    return _facts(table, table.metadata_location, key)
+
+
+def _facts(table: Table, location: str, key: str | None) -> TableFacts:
+    from pyiceberg.conversions import from_bytes
+
     schema = table.schema()
     field = schema.find_field(key) if key else None
     files: list[DataFile] = []

@@ -165,3 +165,39 @@ def test_a_table_without_statistics_or_row_level_history_says_what_it_cannot_kno
     given = profile(read_facts(str(path), key="txn_id"), keys_per_update=10)
     assert given["keys_per_update"] == 10 and given["files_touched_by_random_keys"] is None
     assert any("unknown without per-file key statistics" in n for n in given["notes"])
+
+
+def test_a_catalog_table_is_found_through_pyicebergs_own_configuration(iceberg_table, tmp_path):
+    """The SQL catalog the fixture wrote (a JDBC catalog's schema), named by environment variables as pyiceberg reads
+    them when it starts: the same profile as from its metadata file; a missing table, an unconfigured catalog and a
+    catalog for another format in one line each, exit 2."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    # a SQL catalog keys its tables by the catalog's name: the fixture's writer named it "t"
+    env = {**os.environ, "PYICEBERG_CATALOG__T__URI": f"sqlite:///{tmp_path}/catalog.db",
+           "PYICEBERG_CATALOG__T__WAREHOUSE": f"file://{tmp_path}/wh"}
+
+    def inspect(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "bench", "inspect", *args], env=env, capture_output=True, text=True,
+                              timeout=120, cwd=Path(__file__).resolve().parents[2])
+
+    root = iceberg_table.parent.parent
+    before = _tree(root)
+    done = inspect("--catalog", "t", "n.payments", "--key", "txn_id", "--keys-per-update", "1",
+                   "-o", str(tmp_path / "p.json"))
+    assert done.returncode == 0, done.stderr
+    assert _tree(root) == before
+    from_catalog = json.loads((tmp_path / "p.json").read_text())
+    from_file = json.loads(json.dumps(profile(read_facts(str(iceberg_table), key="txn_id"), keys_per_update=1), default=str))
+    assert {k: v for k, v in from_catalog.items() if k != "location"} == \
+        {k: v for k, v in from_file.items() if k != "location"}
+    assert from_catalog["data_files"] == FILES
+    for args, line in ((("--catalog", "t", "n.refunds"), "cowmor: catalog t: no table n.refunds"),
+                       (("--catalog", "nowhere", "n.payments"), "cowmor: catalog nowhere: URI missing"),
+                       (("--catalog", "t", "--format", "delta", "n.payments"), "cowmor: --catalog t: catalogs are read "
+                                                                               "for Iceberg tables")):
+        failed = inspect(*args)
+        assert failed.returncode == 2 and failed.stderr.startswith(line) and failed.stderr.count("\n") == 1, failed.stderr
