@@ -25,7 +25,7 @@ DEFAULT_SCENARIOS = ("test_payments_hotfix.py", "test_file_size.py")
 # settlements and the sweep not yet measured at `small`
 EXPECTED_SMALL_S = {"test_payments_hotfix.py": 150, "test_degradation.py": 150, "test_dinner_peak.py": 51,
                     "test_monthly_settlements.py": 120, "test_update_sweep.py": 200, "test_table_growth.py": 300,
-                    "test_file_size.py": 250}  # default-small-1: 47:01 for hotfix + file size
+                    "test_file_size.py": 250, "test_compaction_cadence.py": 150}  # default-small-1: 47:01 for hotfix + file size
 JVM_START_S = 30  # a family's JVM start and warm-up
 CLI_ONLY = ("--scenario", "--no-report")  # options of `run` that pytest does not take
 
@@ -152,7 +152,7 @@ def _report(args: argparse.Namespace) -> int:
         if not recorded:
             raise CowmorError("no recorded run under results/: run 'make bench' (or give RESULTS folders)")
         runs = [recorded[-1]]
-    from bench.report.cadence import cadences
+    from bench.report.cadence import cadences, checks
     from bench.report.fitted import models
     from bench.report.model import parse_table
     from bench.report.sections.file_size import table_text
@@ -170,6 +170,9 @@ def _report(args: argparse.Namespace) -> int:
             for c in cadences(run, t.reads_per_day / max(t.updates_per_day, 1e-9)):
                 print(f"compaction {c.config_id}: {c.verdict}; {c.costs[c.best_k - 1]:.3f} s per write against "
                       f"{c.costs[0]:.3f} s compacting after every write")
+            for checked in checks(run):
+                print(f"compaction {checked.config_id} checked at {checked.reads_per_write:g} reads per write: "
+                      f"{checked.verdict}")
     return 0
 
 

@@ -162,7 +162,8 @@ def test_delta_and_hudi_run_where_their_jars_are_and_are_skipped_with_the_reason
         assert all(b["extra_info"]["answers_verified"] for b in measured)
         scenarios = {b["extra_info"]["scenario"] for b in measured} - {"several_writers"}  # one configuration a family
         assert scenarios == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep",
-                             "table_growth", "late_arrivals", "concurrent_compaction", "file_size", "memory_needed"}
+                             "table_growth", "late_arrivals", "concurrent_compaction", "file_size", "memory_needed",
+                             "compaction_cadence"}
         assert len(env["sha256"]) == len(env["jars"]) and all(len(h) == 64 for h in env["sha256"].values())
 
 
@@ -349,6 +350,24 @@ def test_dinner_peak_series_and_final_state(tiny_run):
         c = x["compaction"]
         assert c["seconds"] > 0 and c["live_files_before"]["delete_files"] > 0 and c["live_files_after"]["delete_files"] == 0
         assert all(r["answer_ok"] for r in c["reads_after"].values())
+
+
+def test_the_cadence_check_runs_its_cycles_at_each_cadence_and_prices_them_as_the_model_does(tiny_run):
+    """At tiny: every 1 and every 2 writes (cadence_k 1), one cycle each, on every merge-on-read configuration; each
+    state's read answered on both engines; copy-on-write skipped with its reason."""
+    infos = _infos(tiny_run, "compaction_cadence")
+    merging = {c for c in ran_here(tiny_run) if CONFIGS[c].merges_on_read}
+    assert set(infos) == {f"{c}:every{k}" for c in merging for k in (1, 2)}
+    for x in infos.values():
+        k, (cycle,) = x["writes_per_compaction"], x["cycles"]
+        assert len(cycle["update_s"]) == len(cycle["read_s"]) == len(cycle["reads"]) == k and cycle["compaction_s"] > 0
+        assert cycle["cost_per_write_s"] == pytest.approx(
+            (sum(cycle["update_s"]) + cycle["compaction_s"] + x["reads_per_write"] * sum(cycle["read_s"])) / k)
+        assert all(e.get("answer_ok") or e.get("unsupported") for r in cycle["reads"] for e in r["engines"].values())
+        assert {"spark", "duckdb"} <= {name for r in cycle["reads"] for name in r["engines"]} and x["answers_verified"]
+    skipped = [o for o in tiny_run["json"]["cowmor"]["outcomes"] if o["test"] == "test_compaction_cadence"
+               and o["outcome"] == "skipped"]
+    assert skipped and all("copies on write: nothing to compact" in o["reason"] for o in skipped)
 
 
 def test_degradation_records_the_curve(tiny_run):

@@ -6,7 +6,9 @@ Per write cycle of ``k`` writes and one compaction, with ``r`` reads per write s
 ``j`` un-compacted writes (``R_0`` the read of a compacted table) and ``C`` the compaction measured after the run's
 ``K`` writes (so an upper bound for a smaller ``k``, which leans the answer towards compacting less often). ``k`` is
 searched over 1 … ``K``: beyond the measured writes there is no read cost to price, and the answer says so. The
-share of resamples (each state's read repeats drawn again) in which ``k*`` is cheapest is its confidence.
+share of resamples (each state's read repeats drawn again) in which ``k*`` is cheapest is its confidence. The
+cadence scenario (scenarios/test_compaction_cadence.py) checks the answer: it runs the cycle at ``k*`` and its
+neighbours and measures each one's cost per write.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import pandas as pd
 from bench.report import charts
 from bench.report.confidence import DECISIVE
 from bench.report.html_parts import img, note, table
-from bench.results.contract import DEGRADATION, Record, Run
-from bench.results.schema import DegradationSequence
+from bench.results.contract import COMPACTION_CADENCE, DEGRADATION, Record, Run
+from bench.results.schema import CadenceCycles, DegradationSequence
 
 RESAMPLES = 1000
 
@@ -90,6 +92,65 @@ def cadences(run: Run, reads_per_write: float) -> list[Cadence]:
     return out
 
 
+@dataclass(frozen=True)
+class Checked:
+    """The cadence check of one configuration: the cost per write measured at each k, beside the model's."""
+
+    config_id: str
+    reads_per_write: float
+    measured: dict[int, tuple[float, float, float]]  # k -> (median, lowest, highest) over its cycles
+    predicted: dict[int, float]  # k -> the degradation curve's cost, where its writes reach k
+    recommended: int | None  # the degradation curve's best k, at the check's reads per write
+
+    @property
+    def cheapest(self) -> int:
+        return min(self.measured, key=lambda k: self.measured[k][0])
+
+    @property
+    def verdict(self) -> str:
+        best = self.cheapest
+        if self.recommended is None:
+            return f"cheapest measured: every {best} writes (no degradation run to recommend one)"
+        if self.recommended not in self.measured:
+            return f"cheapest measured: every {best} writes; every {self.recommended} was recommended, not measured"
+        if best == self.recommended:
+            return f"the recommendation holds: every {best} writes measured cheapest"
+        if self.measured[self.recommended][1] <= self.measured[best][2]:  # their cycles' ranges overlap
+            return (f"too close to call at this scale: every {best} writes measured cheapest, every "
+                    f"{self.recommended} (recommended) within its cycles' range")
+        return f"the recommendation missed: every {best} writes measured cheapest, every {self.recommended} was recommended"
+
+
+def checks(run: Run) -> list[Checked]:
+    """Per configuration with cadence-check records: measured against predicted at each k (bench/report/cadence)."""
+    by_config: dict[str, list[CadenceCycles]] = {}
+    for r in run.records(COMPACTION_CADENCE):
+        by_config.setdefault(r.config_id, []).append(r.view(CadenceCycles))
+    out = []
+    for config_id, points in sorted(by_config.items()):
+        reads_per_write = float(points[0].reads_per_write)
+        degradation = next((cadence(r, reads_per_write) for r in run.records(DEGRADATION) if r.config_id == config_id), None)
+        measured = {p.writes_per_compaction: (float(p.cost_per_write_s), min(c.cost_per_write_s for c in p.cycles),
+                                              max(c.cost_per_write_s for c in p.cycles)) for p in points if p.cycles}
+        if not measured:
+            continue
+        predicted = {k: degradation.costs[k - 1] for k in measured if degradation and k <= len(degradation.costs)}
+        out.append(Checked(config_id, reads_per_write, measured, predicted, degradation.best_k if degradation else None))
+    return out
+
+
+def _checked_section(found: list[Checked]) -> str:
+    rows = [{"configuration": c.config_id, "reads per write": f"{c.reads_per_write:g}", "writes per compaction": k,
+             "measured s per write, median [cycles' range]": f"{m[0]:.3f} [{m[1]:.3f}, {m[2]:.3f}]" if m[1] < m[2]
+             else f"{m[0]:.3f} (one cycle: no range)",
+             "predicted (degradation curve)": f"{c.predicted[k]:.3f}" if k in c.predicted else "–",
+             "verdict": c.verdict if k == c.cheapest else ""}
+            for c in found for k, m in sorted(c.measured.items())]
+    return ("<h4>Checked at the cadence and its neighbours</h4><p>The cycle run at each k (scenarios/"
+            "test_compaction_cadence.py): k writes, the read in each state, the compaction; its cost per write beside "
+            "the curve's at the same reads per write.</p>" + table(pd.DataFrame(rows)))
+
+
 def section(run: Run, workloads: list[tuple[str, float]], out) -> str:
     """The cadence per merge-on-read configuration and workload (``(name, reads per write)``), and the cost curve of
     the first workload."""
@@ -101,10 +162,12 @@ def section(run: Run, workloads: list[tuple[str, float]], out) -> str:
                          "at every write (s)": f"{c.costs[0]:.3f}"})
             if name == workloads[0][0]:
                 curves += [{"config_id": c.config_id, "k": k, "cost": cost} for k, cost in enumerate(c.costs, 1)]
+    found = checks(run)
+    checked = _checked_section(found) if found else ""
     if not rows:
-        return note("How often to compact: no degradation run with a compaction (scenarios/test_degradation.py).")
+        return note("How often to compact: no degradation run with a compaction (scenarios/test_degradation.py).") + checked
     chart = img(charts.series(pd.DataFrame(curves), "k", "cost", f"Cost per write against writes per compaction "
                               f"({workloads[0][0]})", "writes per compaction", "seconds per write"),
                 "cost per write against writes per compaction", out, "cadence") if curves else ""
     return (f"<h3>How often to compact</h3><p>{html.escape(__doc__.split(chr(10) + chr(10))[1])}</p>"
-            + table(pd.DataFrame(rows)) + chart)
+            + table(pd.DataFrame(rows)) + chart + checked)

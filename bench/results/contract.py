@@ -23,7 +23,7 @@ from bench.exceptions import BadRecord
 
 # the scenarios' names and every record's typed shape live in ``bench.results.schema``; re-exported for its readers
 from bench.results.schema import (  # noqa: F401
-    CONCURRENT_COMPACTION, DEGRADATION, DINNER_PEAK, FILE_SIZE, HOTFIX, KINDS, LAST_ROUND, LATE_ARRIVALS, MEMORY_FIELDS,
+    COMPACTION_CADENCE, CONCURRENT_COMPACTION, DEGRADATION, DINNER_PEAK, FILE_SIZE, HOTFIX, KINDS, LAST_ROUND, LATE_ARRIVALS, MEMORY_FIELDS,
     MEMORY_NEEDED, SETTLEMENTS, SEVERAL_WRITERS, TABLE_GROWTH, UPDATE_SWEEP, Environment, Memory, T, Uncertainty, parse,
     required_and_optional)
 

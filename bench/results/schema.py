@@ -28,6 +28,7 @@ LATE_ARRIVALS = "late_arrivals"
 CONCURRENT_COMPACTION = "concurrent_compaction"
 SEVERAL_WRITERS = "several_writers"
 MEMORY_NEEDED = "memory_needed"
+COMPACTION_CADENCE = "compaction_cadence"
 
 T = TypeVar("T")
 Number = Union[int, float]
@@ -397,6 +398,30 @@ class DegradationSequence:
     series: list[DegradationStep]
     degradation_rate: Number
     recovery: Recovery
+
+
+@dataclass(frozen=True)
+class CadenceCycle:
+    """One cycle of the cadence check: k writes, the read in each state before a write, then the compaction."""
+
+    cycle: int
+    update_s: list[float]
+    read_s: list[float]  # the read's median in each state (0 … k-1 writes since the last compaction)
+    reads: list[Read]
+    compaction_s: float
+    cost_per_write_s: float  # (writes + compaction + reads_per_write x reads) / k
+
+
+@dataclass(frozen=True)
+class CadenceCycles:
+    """(compaction_cadence, sequence): the cost per write measured when compacting every ``writes_per_compaction``."""
+
+    writes_per_compaction: int
+    reads_per_write: int
+    query: str
+    cycles: list[CadenceCycle]
+    read_after_s: Number
+    cost_per_write_s: Number  # the median over the cycles
 
 
 @dataclass(frozen=True)
@@ -829,6 +854,7 @@ KINDS: dict[tuple[str, str], type] = {
     (UPDATE_SWEEP, "update"): SweepUpdate,
     (TABLE_GROWTH, "update"): GrowthUpdate,
     (DEGRADATION, "sequence"): DegradationSequence,
+    (COMPACTION_CADENCE, "sequence"): CadenceCycles,
     (DINNER_PEAK, "sequence"): DinnerPeakSequence,
     (SETTLEMENTS, "sequence"): SettlementsSequence,
     (LATE_ARRIVALS, "sequence"): LateArrivalsSequence,

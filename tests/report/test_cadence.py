@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from bench.report.cadence import cadence, costs
 from bench.results.contract import Record
 
@@ -34,3 +38,46 @@ def test_without_a_compaction_there_is_no_cadence():
     record = _degradation([1.0, 1.5])
     record.info["recovery"] = {"skipped": "copy-on-write"}
     assert cadence(record, 1.0) is None
+
+
+def _checked(costs_by_k: dict[int, list[float]], recommended: int | None):
+    from bench.report.cadence import Checked
+
+    measured = {k: (sorted(c)[len(c) // 2], min(c), max(c)) for k, c in costs_by_k.items()}
+    return Checked("iceberg-mor", 1.0, measured, {}, recommended)
+
+
+def test_the_check_says_the_recommendation_holds_where_its_cadence_measured_cheapest():
+    assert _checked({1: [3.0, 3.1], 2: [2.0, 2.1], 3: [2.6, 2.7]}, 2).verdict == \
+        "the recommendation holds: every 2 writes measured cheapest"
+
+
+def test_the_check_says_it_missed_where_another_cadence_measured_cheaper_beyond_its_cycles():
+    assert _checked({1: [3.0, 3.1], 2: [2.5, 2.6], 3: [2.0, 2.1]}, 2).verdict == \
+        "the recommendation missed: every 3 writes measured cheapest, every 2 was recommended"
+
+
+def test_the_check_is_too_close_to_call_where_the_cycles_overlap():
+    verdict = _checked({1: [3.0, 3.1], 2: [2.2, 2.6], 3: [2.0, 2.3]}, 2).verdict
+    assert verdict.startswith("too close to call at this scale: every 3 writes measured cheapest")
+
+
+def test_the_check_reads_its_records_and_prices_the_same_cadences_on_the_degradation_curve():
+    from bench.report.cadence import checks
+    from bench.results.contract import Run
+
+    def point(k: int, cycle_costs: list[float]) -> dict:
+        cycles = [{"cycle": i, "update_s": [0.5] * k, "read_s": [1.0] * k, "reads": [], "compaction_s": 2.0,
+                   "cost_per_write_s": c} for i, c in enumerate(cycle_costs, 1)]
+        info = {"scenario": "compaction_cadence", "operation": "sequence", "config_id": "iceberg-mor",
+                "writes_per_compaction": k, "reads_per_write": 1, "query": "status_totals", "cycles": cycles,
+                "read_after_s": 1.0, "cost_per_write_s": sorted(cycle_costs)[len(cycle_costs) // 2]}
+        return {"name": f"test_compaction_cadence[every{k}-iceberg-mor]", "stats": {"median": 1.0}, "extra_info": info}
+
+    degradation = _degradation([1.0, 1.5, 2.0, 2.5, 3.0, 3.5])
+    data = {"benchmarks": [point(2, [2.7, 2.8]), point(3, [2.7, 2.75]), point(4, [2.9, 3.0]),
+                           {"name": degradation.name, "stats": degradation.stats, "extra_info": degradation.info}]}
+    found = checks(Run(Path("x/benchmark.json"), data))
+    assert len(found) == 1 and found[0].recommended == 3 and found[0].cheapest == 3
+    assert found[0].predicted == {k: pytest.approx(v) for k, v in zip((2, 3, 4), costs(0.5, [1.0, 1.5, 2.0, 2.5], 2.0, 1.0)[1:])}
+    assert found[0].verdict == "the recommendation holds: every 3 writes measured cheapest"

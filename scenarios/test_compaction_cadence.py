@@ -1,0 +1,98 @@
+"""The compaction cadence, checked: the cost per write measured when compacting every k writes, at the recommended k
+and at its neighbours.
+
+The report's "how often to compact" prices a cadence from the degradation scenario (the read after j un-compacted
+writes, one compaction after K writes). This scenario runs the cycle itself: per point k, ``cadence_cycles`` cycles of
+k writes (the same update of ``hotfix_rows`` scattered rows, new rows each write), the dashboard read in every state
+before a write, and the compaction after the k-th write. The cost per write of a cycle is its writes, its
+compaction, and ``cadence_reads_per_write`` x each state's read, over k: what the model predicts, measured at that k.
+The cheapest measured k is the check of the recommendation; every read's answer is checked on every engine.
+
+Run with:  pytest scenarios/test_compaction_cadence.py --scale small --formats iceberg-mor,hudi-mor --param cadence_k=3
+Grid:      writes per compaction (cadence_k - 1 where at least 1, cadence_k, cadence_k + 1) x every selected
+           merge-on-read configuration (copy-on-write has nothing to compact: skipped, with that reason).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from bench.exceptions import NotSupported
+from bench.measure.rounds import timed
+from bench.workload.datagen import HOTFIX_STATUS
+from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
+
+pytestmark = pytest.mark.spark
+TABLE = "payments"  # the hotfix's base table, restored before every point
+
+
+def cadences(k: int) -> list[int]:
+    """The recommended writes per compaction and its neighbours (none below 1)."""
+    return [n for n in (k - 1, k, k + 1) if n >= 1]
+
+
+GRID = {"every": lambda scale: [(n, f"every{n}") for n in cadences(scale.cadence_k)]}
+WEIGHT = lambda params: params["every"]  # noqa: E731 - the cycle's writes
+
+
+@pytest.fixture(scope="module")
+def plan(payments, cowmor):
+    """Disjoint scattered keys for the most writes any point makes, and the read's expected answer after each."""
+    scale = cowmor.scale
+    writes = scale.cadence_cycles * max(cadences(scale.cadence_k))
+    keys = payments.hotfix_keys(writes * scale.hotfix_rows)
+    batches = [keys[i::writes] for i in range(writes)]
+    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)
+    query = next(q for q in payments_queries(payments.last_day, keys[0]) if q.name == "status_totals")
+    expected = [query.expected(frame)]
+    for batch in batches:
+        frame.loc[frame["txn_id"].isin(batch), "status"] = HOTFIX_STATUS
+        expected.append(query.expected(frame))
+    return {"batches": batches, "query": query, "expected": expected}
+
+
+def test_compaction_cadence(benchmark, lab, payments, plan, every, config_id, progress):
+    scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
+    if not fmt.merges_on_read:
+        pytest.skip(f"{config_id} copies on write: nothing to compact, no cadence to check")
+    query, expected, reads_per_write = plan["query"], plan["expected"], scale.cadence_reads_per_write
+    state: dict = {}
+    label = f"{config_id}: every {every} write{'s' if every > 1 else ''}"
+
+    def read(table, written: int) -> dict:
+        return lab.reads(table, [query], {query.name: expected[written]}, scale.read_repeats)[query.name]
+
+    def setup():
+        progress(f"{label}: base table")
+        state["table"] = lab.session.tables.base_table(spark, fmt, TABLE, payments)
+        return (state["table"],), {}
+
+    def run_cycles(table):
+        cycles, written = [], 0
+        for number in range(1, scale.cadence_cycles + 1):
+            writes, reads = [], []
+            for _ in range(every):
+                reads.append(read(table, written))
+                lab.keys_view("cadence_keys", plan["batches"][written])
+                seconds, _ = timed(fmt.update, spark, table, "cadence_keys", {"status": f"'{HOTFIX_STATUS}'"})
+                writes.append(seconds)
+                written += 1
+            compaction_s, _ = timed(fmt.compact, spark, table)
+            assert fmt.live_files(spark, table)["delete_files"] == 0, f"{config_id}: deletes left after compaction"
+            read_s = [r["median"] for r in reads]
+            cost = (sum(writes) + compaction_s + reads_per_write * sum(read_s)) / every
+            cycles.append({"cycle": number, "update_s": writes, "read_s": read_s, "reads": reads,
+                           "compaction_s": compaction_s, "cost_per_write_s": cost})
+            progress(f"{label}: cycle {number}: {cost:.3f} s per write")
+        state["cycles"], state["after"] = cycles, read(table, written)
+
+    try:
+        benchmark.pedantic(run_cycles, setup=setup, rounds=1, iterations=1)
+    except NotSupported as why:
+        pytest.skip(str(why))
+    cycles = state["cycles"]
+    lab.record(benchmark, "compaction_cadence", "sequence", param=f"every{every}", writes_per_compaction=every,
+               reads_per_write=reads_per_write, query=query.name, cycles=cycles, read_after_s=state["after"]["median"],
+               cost_per_write_s=statistics.median(c["cost_per_write_s"] for c in cycles))
