@@ -25,9 +25,11 @@ def palette(config_ids) -> dict[str, str]:
     return {**{c: PALETTE[c] for c in PALETTE if c in present}, **dict(zip(others, extra))}
 
 
-def _png(fig) -> bytes:
+def _png(fig, layout: bool = True) -> bytes:
+    """The figure as PNG bytes; ``layout=False`` keeps a layout the chart made itself (room left for a legend)."""
     buf = io.BytesIO()
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
     return buf.getvalue()
@@ -169,3 +171,22 @@ def against_claims(frame: pd.DataFrame, title: str) -> bytes:
     ax.set(ylabel="update seconds (log)", title=title)
     ax.legend(fontsize=8)
     return _png(fig)
+
+
+def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
+    """Per race setting (``label``): the batches committed and the attempts that failed, against the writers
+    (``writers``), one panel each, summed over the setting's races; the settings' legend under both."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2 + 0.22 * frame.label.nunique()), sharex=True)
+    counts = sorted(frame.writers.unique())
+    for ax, column, name in ((axes[0], "committed", "batches committed"), (axes[1], "failed", "attempts that failed")):
+        sns.lineplot(frame, x="writers", y=column, hue="label", marker="o", ax=ax, legend=ax is axes[0])
+        ax.set(title=name, ylabel="", xscale="log", xlabel="writers (log)")
+        ax.minorticks_off()
+        ax.set_xticks(counts, [str(n) for n in counts])
+        ax.set_ylim(bottom=0)
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].get_legend().remove()
+    fig.legend(handles, labels, loc="lower center", fontsize=7, frameon=False)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.06 + 0.05 * len(labels), 1, 1))
+    return _png(fig, layout=False)

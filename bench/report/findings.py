@@ -2,9 +2,9 @@
 
 ``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
 merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the seeds' claims
-beside what was measured on their own table; then the memory each
-configuration used and needs; then the manifest (every run's id, command, commit, machine, storage, what it backs)
-and a full report per machine and scale. Runs of different machines are never merged into one ratio or fit.
+beside what was measured on their own table; then the memory each configuration used and needs; then several writers
+(committed and failed against writers, the four claims); then the manifest (every run's id, command, commit, machine,
+storage, what it backs) and a full report per machine and scale. Runs of different machines are never merged into one ratio or fit.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from bench.report import locate as locate_mod
 from bench.report.build import CSS, build_report
 from bench.report.figures import hotfix_memory, hotfix_routes, layout, memory_needed, seed_claim_points, seed_claims
 from bench.report.html_parts import img, note, table
+from bench.report.sections import writers
 from bench.results import load
 from bench.results.contract import HOTFIX
 from bench.results.reference import REFERENCE_DIR, runs
@@ -37,7 +38,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     groups: dict[tuple[str, str, str], list] = {}
     for entry, run in pairs:
         groups.setdefault((entry.machine_label, run.scale, layout(run)), []).append((entry, run))
-    answers, claims, memory, links = [], [], [], []
+    answers, claims, memory, several, links = [], [], [], [], []
     for (machine, scale, shape), members in groups.items():
         name = _slug(f"{scale}-{shape}-{machine}")
         run = load.merge([r for _, r in members])
@@ -57,6 +58,10 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             claims.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
                 charts.against_claims(points, "The hotfix at the seeds' size: measured against the seeds' claim"),
                 "measured update seconds against the seeds' claims", out, f"claims-{name}") + table(seed_claims(run)))
+        races = writers.races(run)
+        if not races.empty:
+            several.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + _writers(races, out, name)
+                           + table(pd.DataFrame(writers.claims(run))))
         used, needed = hotfix_memory(run), memory_needed(run)
         if not used.empty or not needed.empty:
             memory.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + (table(used) if not used.empty else "")
@@ -82,10 +87,25 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             "over 24 hours of changes; what several writers do) are not measured at this size by any reference run."
             "</p>" + ("".join(claims) or note("No reference run measured the seeds' table yet.")) + "</section>"
             "<section id=memory><h2>3. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
-            + "</section><section id=runs><h2>4. The reference runs</h2>" + _manifest(pairs, folder)
+            + "</section><section id=writers><h2>4. Several writers</h2><p>Writers racing on one table with its table "
+            "service beside them (docs/several-writers.md): what committed and what failed against the number of "
+            "writers, and the seeds' four claims decided on the causes of the failures.</p>"
+            + ("".join(several) or note("No reference run raced several writers yet."))
+            + "</section><section id=runs><h2>5. The reference runs</h2>" + _manifest(pairs, folder)
             + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
     (out / "index.html").write_text(page)
     return out / "index.html"
+
+
+def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
+    """The committed batches and failed attempts against the writers, per configuration, control, set-up and overlap."""
+    points = races.assign(label=races.configuration + " " + races.control + " (" + races["set-up"] + ", "
+                          + races.overlap + ")").rename(columns={"failed": "batches failed", "conflicts": "failed"}).groupby(
+        ["label", "writers"], as_index=False)[["committed", "failed"]].sum()
+    if points.writers.nunique() < 2:
+        return ""
+    return img(charts.attempts_against_writers(points, "Several writers: committed and failed against writers"),
+               "committed batches and failed attempts against writers", out, f"writers-{name}")
 
 
 def _manifest(pairs: list, folder: Path) -> str:

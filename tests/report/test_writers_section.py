@@ -205,3 +205,13 @@ def test_an_engine_that_could_not_read_a_race_is_named_and_the_claim_says_so():
     claim = next(c for c in writers.claims(_run(race)) if c["claim"] == writers.CLAIMS[1])
     assert claim["measured"].endswith("(duckdb could not read 1 of these races: their invariants were checked on the "
                                       "other engines only)")
+
+
+def test_the_findings_chart_draws_committed_and_failed_against_writers_where_more_than_one_count_was_raced(tmp_path):
+    from bench.report.findings import _writers
+
+    one = writers.races(_run(_race("iceberg-mor", "default", "processes", 2, [], writers_n=2)))
+    assert _writers(one, tmp_path, "x") == ""  # one writer count: no curve to draw
+    frame = writers.races(_run(*(_race("iceberg-mor", "default", "processes", n - 1, [], writers_n=n) for n in (1, 2, 4, 8))))
+    assert "committed batches and failed attempts against writers" in _writers(frame, tmp_path, "x")
+    assert (tmp_path / "charts" / "writers-x.png").stat().st_size > 0
