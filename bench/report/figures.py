@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.core.units import human_bytes
 from bench.report import locate as locate_mod
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
-from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import HOTFIX, MEMORY_NEEDED, Run
 from bench.results.reference import REFERENCE_DIR, Entry, backing

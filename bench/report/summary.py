@@ -7,19 +7,10 @@ import statistics
 import pandas as pd
 
 from bench.core.ledger import describe
+from bench.core.units import human_bytes
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, REFERENCE_ENGINE
 from bench.results.schema import FileSizeUpdate, HotfixUpdate
-
-
-def human_bytes(n: float | None) -> str:
-    if n is None or pd.isna(n):
-        return "-"
-    for unit in ("B", "KB", "MB", "GB"):
-        if abs(n) < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TB"
 
 
 def _count(value) -> int:

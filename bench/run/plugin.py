@@ -312,6 +312,9 @@ def progress(request: pytest.FixtureRequest):
         prefix = progress_prefix(ledger.LEDGER.elapsed(), plan["done"], plan["total"])
         with capman.global_and_fixture_disabled():
             reporter.write_line(f"  · {prefix} {message}")
+    session = request.config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.tables.say = say  # the base tables' builds, the longest silent step of a large run
     return say
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from bench.core.ledger import LEDGER, RESET, SETUP, WARM_UP
 from bench.core.storage import Files, ensure_free, is_local
+from bench.core.units import human_bytes
 from bench.exceptions import NotEnoughDisk
 from bench.measure.locate import update_keys
 from bench.run.workspace import Workspace
@@ -45,6 +46,8 @@ class TableStates:
     _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
     _table_ratio: dict[str, float] = field(default_factory=dict)  # per configuration: its last table's bytes per source byte
     _stale_discarded: bool = False
+    # where progress lines go (the run's progress fixture sets it): a base table at `seed` takes tens of minutes
+    say: Callable[[str], None] = field(default=lambda message: None)
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
@@ -93,8 +96,11 @@ class TableStates:
                 ratio = self._table_ratio.get(fmt.config_id, FIRST_TABLE_RATIO)
                 self._make_room(self.workspace.warehouse, int(2 * ratio * source_bytes),
                                 f"{fmt.config_id}: table {name} and its saved copy", fmt.config_id)
+                self.say(f"{fmt.config_id}: building table {name} from {human_bytes(source_bytes)} of source data "
+                         "(once per run; restored byte-identical after)")
                 table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
             size = local_bytes(table.location)
+            self.say(f"{fmt.config_id}: table {name} built ({human_bytes(size)}); saving its copy")
             if not prepare:
                 self._table_ratio[fmt.config_id] = size / max(1, source_bytes)
             snapshot = self._snapshot(fmt, name, state[2])

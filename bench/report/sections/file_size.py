@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.core.units import human_bytes
 from bench.report import charts
 from bench.report.fitted import DECISIVE, UNITS, ConfigModel, mean_read, models, routes_of
 from bench.report.html_parts import img, note, table
 from bench.report.model import MB, SEED_FIGURES, SEED_TABLE, UserTable, table_drivers
-from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import FILE_SIZE
 from bench.results.schema import FileSizeUpdate

@@ -85,9 +85,9 @@ def growth_of(run: load.Run) -> list[Growth]:
 def section_growth(run: load.Run, out) -> str:
     import pandas as pd
 
+    from bench.core.units import human_bytes
     from bench.report import charts
     from bench.report.html_parts import img, note, table
-    from bench.report.summary import human_bytes
 
     fits = growth_of(run)
     if not fits:

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from bench.core import uncertainty
+from bench.core.units import human_bytes
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.locate import ROUTE_TEXT, Located, Ratio
-from bench.report.summary import human_bytes
 
 
 def _seconds(x: Located) -> str:

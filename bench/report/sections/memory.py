@@ -8,11 +8,11 @@ from typing import Any
 
 import pandas as pd
 
+from bench.core.units import human_bytes
 from bench.report import charts
 from bench.report.html_parts import img
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
-from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Record, Run
 from bench.results.schema import MemoryAttempt, MemorySearch

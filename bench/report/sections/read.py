@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.core.units import human_bytes
 from bench.report import charts
 from bench.report.html_parts import img as _img
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
-from bench.report.summary import human_bytes
 from bench.results import load
 from bench.results.contract import SETTLEMENTS
 from bench.results.schema import SettlementsSequence
