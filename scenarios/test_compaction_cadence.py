@@ -10,7 +10,7 @@ The cheapest measured k is the check of the recommendation; every read's answer 
 
 Run with:  pytest scenarios/test_compaction_cadence.py --scale small --formats iceberg-mor,hudi-mor --param cadence_k=3
 Grid:      writes per compaction (cadence_k - 1 where at least 1, cadence_k, cadence_k + 1) x every selected
-           merge-on-read configuration (copy-on-write has nothing to compact: skipped, with that reason).
+           merge-on-read configuration (copy-on-write has nothing to compact).
 """
 
 from __future__ import annotations
@@ -53,10 +53,9 @@ def plan(payments, cowmor):
     return {"batches": batches, "query": query, "expected": expected}
 
 
+@pytest.mark.merge_on_read  # copy-on-write has nothing to compact: no cadence to check
 def test_compaction_cadence(benchmark, lab, payments, plan, every, config_id, progress):
     scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
-    if not fmt.merges_on_read:
-        pytest.skip(f"{config_id} copies on write: nothing to compact, no cadence to check")
     query, expected, reads_per_write = plan["query"], plan["expected"], scale.cadence_reads_per_write
     state: dict = {}
     label = f"{config_id}: every {every} write{'s' if every > 1 else ''}"
