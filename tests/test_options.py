@@ -122,3 +122,15 @@ def test_a_users_jvm_options_join_cowmors_logging_and_other_settings_replace():
     assert conf["spark.driver.extraJavaOptions"] == f"-Dlog4j2.configurationFile=file:{LOG4J2} -XX:+UseParallelGC"
     assert conf["spark.executor.extraJavaOptions"] == f"-Dlog4j2.configurationFile=file:{LOG4J2}"
     assert conf["spark.sql.adaptive.enabled"] == "false"
+
+
+def test_the_writers_route_is_one_route_a_writer_can_take():
+    import argparse
+
+    from bench.run.options import parse_scale_param
+
+    assert parse_scale_param("writer_route=join") == ("writer_route", "join")
+    assert parse_scale_param("writer_route=pruned") == ("writer_route", "pruned")
+    for bad in ("writer_route=index", "writer_route=join,pruned"):
+        with pytest.raises(argparse.ArgumentTypeError, match="writer_route: .* one of pruned, join"):
+            parse_scale_param(bad)

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 from bench.core.storage import is_local
 from bench.exceptions import BadOption, BadRecord
-from bench.formats.base import ROUTES
+from bench.formats.base import JOIN, PRUNED, ROUTES
 from bench.results.contract import FILES, check_run_id
 from bench.workload.scales import PRESETS
 
@@ -99,9 +99,16 @@ def parse_key_value(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+WRITER_ROUTES = (PRUNED, JOIN)  # the index route's MERGE wants each key's ordering value: no writer has it
+
+
 def parse_scale_param(text: str) -> tuple[str, int | str]:
     """NAME=INT; a ``*_routes`` parameter takes a comma list of routes (empty: every selected route)."""
     key, value = parse_key_value(text)
+    if key == "writer_route":  # one route: the writers' UPDATE by literal keys, or their MERGE from a keys view
+        if value not in WRITER_ROUTES:
+            raise argparse.ArgumentTypeError(f"writer_route: {value!r}; one of {', '.join(WRITER_ROUTES)}")
+        return key, value
     if key.endswith("_routes"):
         unknown = [r for r in value.split(",") if r and r not in ROUTES]
         if unknown:

@@ -62,6 +62,9 @@ class Scale:
     # 1: a failed batch is retried without first looking for its commit in the table's history (a naive job); 0: the
     # retry checks first, and a batch whose statement raised after its commit landed is not run again
     writer_blind_retry: int = 0
+    # how a writer finds its batch's rows: literal keys (pruned, the default) or a MERGE from a keys view (join): the
+    # control behind a finding seen only with column-statistics skipping on
+    writer_route: str = "pruned"
     degradation_batches: int = 5
     # the compaction cadence checked: every cadence_k writes and its neighbours (k - 1 where at least 1, k + 1), each
     # over cadence_cycles cycles, the reads priced at cadence_reads_per_write per write (the report's workload)

@@ -185,6 +185,7 @@ def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> 
     """What a writer application needs to rebuild this adapter on the same table, catalog, lock and layout
     (``writer_process.writer_adapter`` reads it back)."""
     return {"config_id": fmt.config_id, "warehouse": fmt.warehouse, "target_file_bytes": fmt.target_file_bytes,
+            "route": fmt.route,
             "control": fmt.control, "inline_clean": fmt.cleans_after_commit, "heartbeat_ms": fmt.heartbeat_ms,
             "files_per_partition": fmt.files_per_partition,
             "coordinator": dataclasses.asdict(coordinator), "table": dataclasses.asdict(table)}

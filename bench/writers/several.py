@@ -1,7 +1,9 @@
 """The several-writers steps a scenario asks for: the shared catalog and lock, the table, the race, the checks.
 
 Scenarios reach this through ``Lab.several_writers`` (they never import run/). Writers find their rows by literal
-keys (the ``pruned`` route), so a writer reads what its keys' files hold, not the whole table.
+keys (the ``pruned`` route), so a writer reads what its keys' files hold, not the whole table; ``--param
+writer_route=join`` makes each batch a MERGE from a view of its keys instead (a control: the same race without
+column-statistics skipping).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from bench.core import failures, uncertainty
 from bench.core.ledger import LEDGER, RACES
 from bench.core.storage import Files, is_local
 from bench.exceptions import MissingArtifact, NotSupported
-from bench.formats.base import INDEX, PRUNED, Coordinator
+from bench.formats.base import INDEX, Coordinator
 from bench.formats.hudi import HEARTBEAT_MS, HEARTBEAT_TOLERABLE_MISSES
 from bench.formats.iceberg import NAMESPACE
 from bench.measure import digest, invariants
@@ -77,7 +79,7 @@ class SeveralWriters:
             NotSupported: the configuration has no such control, or writers in separate applications are not safe.
             MissingArtifact: the catalog or lock server cannot be started here.
         """
-        fmt = lab.session.adapter(lab.fmt.config_id, route=PRUNED)
+        fmt = lab.session.adapter(lab.fmt.config_id, route=lab.session.scale.writer_route)
         reason = fmt.processes_unsupported() if kind == PROCESSES else None
         if reason:
             raise NotSupported(reason)
@@ -101,7 +103,7 @@ class SeveralWriters:
         scale = self.lab.session.scale
         return {"name": "stress" if scale.writer_stress else "realistic", "service": bool(scale.writer_service),
                 **self.cadence.record(), "writers_clean": bool(scale.writer_inline_clean),
-                "heartbeat_ms": scale.writer_heartbeat_ms or None, "retry": self.retry}
+                "heartbeat_ms": scale.writer_heartbeat_ms or None, "retry": self.retry, "route": self.fmt.route}
 
     def record(self) -> dict[str, Any]:
         """What coordinated the writers, and how the race was set up (recorded with the race)."""

@@ -26,7 +26,7 @@ def writer_adapter(spec: dict) -> tuple[TableFormat, list[Setting]]:
     """The run's adapter rebuilt from ``race.writer_spec``: the same table layout (Hudi NBCC's bucket count: a
     session told another count prunes the wrong file groups and its UPDATE silently changes fewer rows), then put
     on the shared catalog and lock; with the settings this application's session applies."""
-    fmt = make_adapter(spec["config_id"], spec["warehouse"], spec["target_file_bytes"], PRUNED)
+    fmt = make_adapter(spec["config_id"], spec["warehouse"], spec["target_file_bytes"], spec.get("route", PRUNED))
     if spec.get("files_per_partition"):
         fmt.shape_like(spec["files_per_partition"])
     coordinator = spec["coordinator"]

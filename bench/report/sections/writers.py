@@ -8,7 +8,7 @@ from bench.core import failures, uncertainty
 from bench.report import charts
 from bench.report.html_parts import img, note, table
 from bench.results import load
-from bench.results.contract import REFERENCE_ENGINE, SEVERAL_WRITERS, Record
+from bench.results.contract import BASELINE_ROUTE, REFERENCE_ENGINE, SEVERAL_WRITERS, Record
 from bench.results.schema import ONCE, READS, Uncertainty, WritersRace, parse
 
 HUDI_CLEAN_AUTOMATIC = "hoodie.clean.automatic"  # whether each writer cleans after its commits (Hudi's default: yes)
@@ -73,7 +73,8 @@ def setup(x: WritersRace) -> str:
     every = named.get("service_every_commits")
     service = "no service" if not named.get("service") else \
         ("service back to back" if not every else f"service every {every} commits")
-    return f"{named.get('name')} ({service})"
+    found = ", rows found by a MERGE from a keys view" if named.get("route") == BASELINE_ROUTE else ""  # the join
+    return f"{named.get('name')} ({service}{found})"
 
 
 def writers_clean(x: WritersRace) -> str:
