@@ -2,7 +2,8 @@
 un-compacted commits and the compaction's cost (the degradation scenario), per merge-on-read configuration.
 
 Per write cycle of ``k`` writes and one compaction, with ``r`` reads per write spread evenly over the cycle:
-``cost(k) = W + r · mean(R_0 … R_{k-1}) + C / k``, where ``W`` is the median update, ``R_j`` the read's median after
+``cost(k) = mean(W_0 … W_{k-1}) + r · mean(R_0 … R_{k-1}) + C / k``, where ``W_j`` is the update made after ``j``
+un-compacted writes (a format whose writes slow as its logs grow pays for that too), ``R_j`` the read's median after
 ``j`` un-compacted writes (``R_0`` the read of a compacted table) and ``C`` the compaction measured after the run's
 ``K`` writes (so an upper bound for a smaller ``k``, which leans the answer towards compacting less often). ``k`` is
 searched over 1 … ``K``: beyond the measured writes there is no read cost to price, and the answer says so. The
@@ -45,10 +46,11 @@ class Cadence:
         return f"compact every {self.best_k} writes{edge}{sure}"
 
 
-def costs(write_s: float, reads: list[float], compaction_s: float, reads_per_write: float) -> list[float]:
-    """Cost per write for k = 1 … len(reads) (pure)."""
-    cumulative = np.cumsum(reads)
-    return [write_s + reads_per_write * cumulative[k - 1] / k + compaction_s / k for k in range(1, len(reads) + 1)]
+def costs(writes: float | list[float], reads: list[float], compaction_s: float, reads_per_write: float) -> list[float]:
+    """Cost per write for k = 1 … len(reads) (pure); ``writes`` each state's update (or one for every state)."""
+    each = [float(writes)] * len(reads) if isinstance(writes, (int, float)) else list(writes)
+    written, read = np.cumsum(each), np.cumsum(reads)
+    return [float(written[k - 1] / k + reads_per_write * read[k - 1] / k + compaction_s / k) for k in range(1, len(reads) + 1)]
 
 
 def _states(x: DegradationSequence) -> tuple[list[float], list[list[float]]] | None:
@@ -69,15 +71,15 @@ def cadence(r: Record, reads_per_write: float, seed: int = 0) -> Cadence | None:
         return None
     medians, repeats = states
     series = x.series
-    write_s = float(np.median([s.update_s or 0.0 for s in series]))
+    writes = [float(s.update_s or 0.0) for s in series]  # the j-th after j - 1 un-compacted writes
     compaction_s = float(x.recovery.compaction_s or 0.0)
-    curve = costs(write_s, medians[:-1], compaction_s, reads_per_write)  # k writes read states 0 … k-1
+    curve = costs(writes, medians[:-1], compaction_s, reads_per_write)  # k writes read states 0 … k-1
     best = int(np.argmin(curve)) + 1
     rng = np.random.default_rng(seed)
     wins = 0
     for _ in range(RESAMPLES):
         drawn = [float(np.median(rng.choice(x, size=len(x)))) for x in repeats[:-1]]
-        wins += int(np.argmin(costs(write_s, drawn, compaction_s, reads_per_write))) + 1 == best
+        wins += int(np.argmin(costs(writes, drawn, compaction_s, reads_per_write))) + 1 == best
     return Cadence(r.config_id, reads_per_write, best, wins / RESAMPLES, curve, len(series), best == len(series))
 
 

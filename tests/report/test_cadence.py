@@ -81,3 +81,14 @@ def test_the_check_reads_its_records_and_prices_the_same_cadences_on_the_degrada
     assert len(found) == 1 and found[0].recommended == 3 and found[0].cheapest == 3
     assert found[0].predicted == {k: pytest.approx(v) for k, v in zip((2, 3, 4), costs(0.5, [1.0, 1.5, 2.0, 2.5], 2.0, 1.0)[1:])}
     assert found[0].verdict == "the recommendation holds: every 3 writes measured cheapest"
+
+
+def test_writes_that_slow_as_the_logs_grow_are_priced_state_by_state():
+    """Each write costs what it cost after as many un-compacted writes: slowing writes favour compacting sooner."""
+    assert costs([1.0, 2.0, 3.0], [0.0, 0.0, 0.0], 3.0, 1.0) == [4.0, 3.0, 3.0]
+    flat = cadence(_degradation([1.0, 1.1, 1.2, 1.3, 1.4, 1.5]), reads_per_write=1.0)
+    record = _degradation([1.0, 1.1, 1.2, 1.3, 1.4, 1.5])
+    for i, step in enumerate(record.info["series"]):
+        step["update_s"] = 0.5 + i  # each write a second slower than the one before
+    slowing = cadence(record, reads_per_write=1.0)
+    assert flat is not None and slowing is not None and slowing.best_k < flat.best_k
