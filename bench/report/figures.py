@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.core.units import human_bytes
+from bench.report import cadence
 from bench.report import locate as locate_mod
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
@@ -112,6 +113,10 @@ def seed_claims(run: Run) -> pd.DataFrame:
         "rows changed (checked)": p.rows} for p in seed_claim_points(run).itertuples()])
 
 
+def cadence_checked(run: Run) -> pd.DataFrame:
+    return cadence.checked_table(cadence.checks(run))
+
+
 EXCERPT_CONFIGS = ("iceberg-cow", "iceberg-mor", "delta-cow")
 
 
@@ -138,6 +143,8 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
     "hotfix-memory": ("The payments hotfix: peak memory of the update per configuration and route", hotfix_memory),
     "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
+    "cadence-checked": ("How often to compact, checked: the cost per write measured at the recommended cadence and its "
+                        "neighbours, beside the degradation curve's", cadence_checked),
     "memory-many-files-per-task": ("Deletion vectors against position deletes on an update that touches many files per task "
                                    "(the shape of apache/iceberg #17209): the smallest driver memory that completed it",
                                    memory_needed),
