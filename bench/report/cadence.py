@@ -116,7 +116,10 @@ class Checked:
         if self.recommended not in self.measured:
             return f"cheapest measured: every {best} writes; every {self.recommended} was recommended, not measured"
         if best == self.recommended:
-            return f"the recommendation holds: every {best} writes measured cheapest"
+            close = [k for k in self.measured if k != best and self.measured[k][1] <= self.measured[best][2]]
+            return f"the recommendation holds: every {best} writes measured cheapest" + (
+                f"; every {', '.join(map(str, close))} within its cycles' range (too close to call between them)"
+                if close else "")
         if self.measured[self.recommended][1] <= self.measured[best][2]:  # their cycles' ranges overlap
             return (f"too close to call at this scale: every {best} writes measured cheapest, every "
                     f"{self.recommended} (recommended) within its cycles' range")

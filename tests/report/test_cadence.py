@@ -80,7 +80,8 @@ def test_the_check_reads_its_records_and_prices_the_same_cadences_on_the_degrada
     found = checks(Run(Path("x/benchmark.json"), data))
     assert len(found) == 1 and found[0].recommended == 3 and found[0].cheapest == 3
     assert found[0].predicted == {k: pytest.approx(v) for k, v in zip((2, 3, 4), costs(0.5, [1.0, 1.5, 2.0, 2.5], 2.0, 1.0)[1:])}
-    assert found[0].verdict == "the recommendation holds: every 3 writes measured cheapest"
+    assert found[0].verdict == ("the recommendation holds: every 3 writes measured cheapest; every 2 within its "
+                                "cycles' range (too close to call between them)")
 
 
 def test_writes_that_slow_as_the_logs_grow_are_priced_state_by_state():
@@ -92,3 +93,9 @@ def test_writes_that_slow_as_the_logs_grow_are_priced_state_by_state():
         step["update_s"] = 0.5 + i  # each write a second slower than the one before
     slowing = cadence(record, reads_per_write=1.0)
     assert flat is not None and slowing is not None and slowing.best_k < flat.best_k
+
+
+def test_the_check_says_which_neighbours_it_cannot_tell_from_the_recommendation():
+    verdict = _checked({2: [3.0, 3.1], 3: [2.0, 2.2], 4: [2.1, 2.5]}, 3).verdict
+    assert verdict == ("the recommendation holds: every 3 writes measured cheapest; every 4 within its cycles' range "
+                       "(too close to call between them)")
