@@ -8,7 +8,7 @@ before a write, and the compaction after the k-th write. The cost per write of a
 compaction, and ``cadence_reads_per_write`` x each state's read, over k: what the model predicts, measured at that k.
 The cheapest measured k is the check of the recommendation; every read's answer is checked on every engine. One
 unmeasured cycle runs first on each configuration (the first point measured would otherwise pay the JVM's warm-up
-on the table's size: 30% more per write at `small`).
+on the table's size: 30% more per write at `small`), where the run warms up (`warm_up`, off at `tiny`).
 
 Run with:  pytest scenarios/test_compaction_cadence.py --scale small --formats iceberg-mor,hudi-mor --param cadence_k=3
 Grid:      writes per compaction (cadence_k - 1 where at least 1, cadence_k, cadence_k + 1) x every selected
@@ -68,7 +68,7 @@ def test_compaction_cadence(benchmark, lab, payments, plan, every, config_id, pr
 
     def setup():
         progress(f"{label}: base table")
-        if config_id not in WARMED:  # the first cycle on this table pays the JVM's warm-up: run one, unmeasured
+        if scale.warm_up and config_id not in WARMED:  # the first cycle pays the JVM's warm-up: run one, unmeasured
             progress(f"{config_id}: a cycle of one write, unmeasured (warm-up: the first point measured would pay it)")
             table = lab.session.tables.base_table(spark, fmt, TABLE, payments)
             read(table, 0)
