@@ -29,6 +29,10 @@ from bench.results.schema import CadenceCycles, DegradationSequence
 RESAMPLES = 1000
 
 
+def every(k: int) -> str:
+    return "every write" if k == 1 else f"every {k} writes"
+
+
 @dataclass(frozen=True)
 class Cadence:
     config_id: str
@@ -43,7 +47,7 @@ class Cadence:
     def verdict(self) -> str:
         edge = f" or less often (only {self.measured_writes} writes were measured)" if self.at_edge else ""
         sure = "" if self.share >= DECISIVE else f", too close to call ({self.share:.0%} of resamples)"
-        return f"compact every {self.best_k} writes{edge}{sure}"
+        return f"compact {every(self.best_k)}{edge}{sure}"
 
 
 def costs(writes: float | list[float], reads: list[float], compaction_s: float, reads_per_write: float) -> list[float]:
@@ -112,18 +116,18 @@ class Checked:
     def verdict(self) -> str:
         best = self.cheapest
         if self.recommended is None:
-            return f"cheapest measured: every {best} writes (no degradation run to recommend one)"
+            return f"cheapest measured: {every(best)} (no degradation run to recommend one)"
         if self.recommended not in self.measured:
-            return f"cheapest measured: every {best} writes; every {self.recommended} was recommended, not measured"
+            return f"cheapest measured: {every(best)}; {every(self.recommended)} was recommended, not measured"
         if best == self.recommended:
             close = [k for k in self.measured if k != best and self.measured[k][1] <= self.measured[best][2]]
-            return f"the recommendation holds: every {best} writes measured cheapest" + (
-                f"; every {', '.join(map(str, close))} within its cycles' range (too close to call between them)"
+            return f"the recommendation holds: {every(best)} measured cheapest" + (
+                f"; {', '.join(every(k) for k in close)} within its cycles' range (too close to call between them)"
                 if close else "")
         if self.measured[self.recommended][1] <= self.measured[best][2]:  # their cycles' ranges overlap
-            return (f"too close to call at this scale: every {best} writes measured cheapest, every "
-                    f"{self.recommended} (recommended) within its cycles' range")
-        return f"the recommendation missed: every {best} writes measured cheapest, every {self.recommended} was recommended"
+            return (f"too close to call at this scale: {every(best)} measured cheapest, "
+                    f"{every(self.recommended)} (recommended) within its cycles' range")
+        return f"the recommendation missed: {every(best)} measured cheapest, {every(self.recommended)} was recommended"
 
 
 def checks(run: Run) -> list[Checked]:

@@ -54,7 +54,7 @@ def test_the_check_says_the_recommendation_holds_where_its_cadence_measured_chea
 
 def test_the_check_says_it_missed_where_another_cadence_measured_cheaper_beyond_its_cycles():
     assert _checked({1: [3.0, 3.1], 2: [2.5, 2.6], 3: [2.0, 2.1]}, 2).verdict == \
-        "the recommendation missed: every 3 writes measured cheapest, every 2 was recommended"
+        "the recommendation missed: every 3 writes measured cheapest, every 2 writes was recommended"
 
 
 def test_the_check_is_too_close_to_call_where_the_cycles_overlap():
@@ -80,7 +80,7 @@ def test_the_check_reads_its_records_and_prices_the_same_cadences_on_the_degrada
     found = checks(Run(Path("x/benchmark.json"), data))
     assert len(found) == 1 and found[0].recommended == 3 and found[0].cheapest == 3
     assert found[0].predicted == {k: pytest.approx(v) for k, v in zip((2, 3, 4), costs(0.5, [1.0, 1.5, 2.0, 2.5], 2.0, 1.0)[1:])}
-    assert found[0].verdict == ("the recommendation holds: every 3 writes measured cheapest; every 2 within its "
+    assert found[0].verdict == ("the recommendation holds: every 3 writes measured cheapest; every 2 writes within its "
                                 "cycles' range (too close to call between them)")
 
 
@@ -97,5 +97,5 @@ def test_writes_that_slow_as_the_logs_grow_are_priced_state_by_state():
 
 def test_the_check_says_which_neighbours_it_cannot_tell_from_the_recommendation():
     verdict = _checked({2: [3.0, 3.1], 3: [2.0, 2.2], 4: [2.1, 2.5]}, 3).verdict
-    assert verdict == ("the recommendation holds: every 3 writes measured cheapest; every 4 within its cycles' range "
+    assert verdict == ("the recommendation holds: every 3 writes measured cheapest; every 4 writes within its cycles' range "
                        "(too close to call between them)")
