@@ -117,7 +117,9 @@ def text(p: dict[str, Any]) -> str:
              + ", ".join(f"{op} {n}" for op, n in (load.get("commits_per_day_by_operation") or {}).items())
              if load["commits"] else load.get("note", "")),
             ("per update", f"{load.get('rows_changed_per_update')} rows changed, {load.get('files_written_per_update')} files written"),
-            ("compaction", f"{load.get('compactions', 0)} compactions, every {load.get('writes_per_compaction')} writes"),
+            ("compaction", f"{load.get('compactions', 0)} compactions, every {load.get('writes_per_compaction')} writes"
+                           if load.get("writes_per_compaction") else f"{load.get('compactions', 0)} compactions: no cadence "
+                           "to read from the history"),
             ("reads per day", str(p["reads_per_day"]) if p.get("reads_per_day") is not None else "not known (--reads-per-day)")]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows + [("note", n) for n in p["notes"]])

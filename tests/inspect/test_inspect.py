@@ -201,3 +201,16 @@ def test_a_catalog_table_is_found_through_pyicebergs_own_configuration(iceberg_t
                                                                                "for Iceberg tables")):
         failed = inspect(*args)
         assert failed.returncode == 2 and failed.stderr.startswith(line) and failed.stderr.count("\n") == 1, failed.stderr
+
+
+@pytest.mark.skipif(not TESTDATA.exists(), reason="../shared/testdata is not beside this clone")
+def test_a_delta_table_with_deletion_vectors_counts_them_and_its_live_rows():
+    """A real Delta table whose DELETE wrote a deletion vector (Databricks' sample, 10 rows, 2 deleted): its one
+    vector outstanding, 8 live rows, and the DELETE's 2 rows in the history."""
+    root = TESTDATA / "delta" / "table-with-dv-small"
+    before = _tree(root)
+    facts = read_facts(str(root), key="value")
+    p = profile(facts, keys_per_update=2)
+    assert _tree(root) == before
+    assert p["outstanding_deletes"] == 1 and p["rows"] == 8 and p["data_files"] == 1
+    assert [c.rows_changed for c in facts.commits if c.operation == "DELETE"] == [2]
