@@ -21,6 +21,17 @@ def _version(name: str) -> int:
     return int(digits.group(1)) if digits else -1
 
 
+def _rows_changed(summary: dict[str, str]) -> int | None:
+    """Rows a commit deleted or updated, from its snapshot summary: the position deletes (or deletion vectors) it
+    added net of those it replaced (Iceberg rewrites a partition's delete file with the earlier deletes carried over),
+    or the rows its rewritten files lost; None where it rewrote files without changing their row count (a
+    copy-on-write update: the summary cannot tell the rows changed from those copied)."""
+    number = lambda name: int(summary.get(name, 0))  # noqa: E731
+    deletes = number("added-position-deletes") - number("removed-position-deletes")
+    lost = number("deleted-records") - number("added-records")
+    return (max(deletes, 0) + max(lost, 0)) or None
+
+
 def _metadata_file(location: str) -> str:
     """The table's current metadata file: the one named, the version hint's, else the highest version listed."""
     if location.endswith(".metadata.json"):
@@ -90,13 +101,17 @@ def _facts(table: Table, location: str, key: str | None) -> TableFacts:
             high = from_bytes(field.field_type, f.upper_bounds[field.field_id])
         partition = "/".join(f"{spec.fields[i].name}={v}" for i, v in enumerate(f.partition)) if spec.fields else ""
         files.append(DataFile(f.file_path, int(f.file_size_in_bytes), int(f.record_count), low, high, partition))
-    commits = []
+    commits, rewrote_only = [], False
     for s in table.metadata.snapshots:
         summary = s.summary.additional_properties if s.summary else {}
         operation = str(s.summary.operation.value) if s.summary else "?"
-        rows = sum(int(summary.get(k, 0)) for k in ("deleted-records", "added-position-deletes")) or None
+        rows = _rows_changed(summary)
+        rewrote_only = rewrote_only or (rows is None and int(summary.get("deleted-records", 0)) > 0
+                                        and operation not in COMPACTIONS)
         commits.append(Commit(int(s.timestamp_ms), operation, rows, int(summary.get("added-data-files", 0)),
                               int(summary.get("deleted-data-files", 0)), operation in COMPACTIONS))
     notes = [] if field is None or any(f.key_min is not None for f in files) or not files else \
         [f"the manifests keep no bounds for {key}: key spread unknown"]
+    if rewrote_only:
+        notes.append("copy-on-write commits record the rows they rewrote, not the rows they changed: give --keys-per-update")
     return TableFacts("iceberg", location, files, commits, key, [f.name for f in spec.fields], deletes, notes)

@@ -61,8 +61,9 @@ def workload(facts: TableFacts) -> dict[str, Any]:
         return {"commits": 0, "note": "the table has no history: its workload is unknown"}
     span_days = max((commits[-1].at_ms - commits[0].at_ms) / DAY_MS, 1 / 24)
     row_level = [c for c in commits if any(w in c.operation.upper() for w in ROW_LEVEL) and not c.compaction]
-    compactions = [i for i, c in enumerate(commits) if c.compaction]
-    between = [b - a - 1 for a, b in zip(compactions, compactions[1:])]
+    # one compaction may take several commits in a row (Iceberg's rewrite of data files, then of position deletes)
+    compactions = [i for i, c in enumerate(commits) if c.compaction and not (i and commits[i - 1].compaction)]
+    between = [sum(1 for c in commits[a + 1:b] if not c.compaction) for a, b in zip(compactions, compactions[1:])]
     changed = [c.rows_changed for c in row_level if c.rows_changed is not None]
     added = [c.files_added for c in row_level if c.files_added is not None]
     return {"commits": len(commits), "first_ms": commits[0].at_ms, "last_ms": commits[-1].at_ms,

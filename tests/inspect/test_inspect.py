@@ -3,6 +3,7 @@ real Hudi sample tables in ../shared/testdata) read back exactly, read-only, and
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import zipfile
 from pathlib import Path
@@ -214,3 +215,27 @@ def test_a_delta_table_with_deletion_vectors_counts_them_and_its_live_rows():
     assert _tree(root) == before
     assert p["outstanding_deletes"] == 1 and p["rows"] == 8 and p["data_files"] == 1
     assert [c.rows_changed for c in facts.commits if c.operation == "DELETE"] == [2]
+
+
+def test_a_compaction_of_several_commits_in_a_row_is_one_and_the_cadence_counts_the_writes_between():
+    """Iceberg's merge-on-read compaction is two commits (data files, then position deletes): four writes and a
+    compaction, twice, is a compaction every 4 writes, not every 0 or 5."""
+    from bench.inspect import Commit, TableFacts
+    from bench.inspect.profile import workload
+
+    write, compact = (lambda t: Commit(t, "overwrite", 120)), (lambda t: Commit(t, "replace", None, compaction=True))
+    cycle = [write(1), write(2), write(3), write(4), compact(5), compact(6)]
+    commits = [Commit(0, "append"), *cycle, *[dataclasses.replace(c, at_ms=c.at_ms + 10) for c in cycle]]
+    load = workload(TableFacts("iceberg", "x", [], commits, "txn_id"))
+    assert load["compactions"] == 2 and load["writes_per_compaction"] == 4
+
+
+def test_an_iceberg_commit_changes_its_net_deletes_and_a_copy_on_write_update_is_not_guessed():
+    """Snapshot summaries as Iceberg 1.10 on Spark wrote them at `small`: a merge-on-read update rewrites its
+    partition's delete file with the earlier deletes carried over; a copy-on-write update keeps the row count."""
+    from bench.inspect.iceberg import _rows_changed
+
+    assert _rows_changed({"added-records": "120", "added-position-deletes": "120"}) == 120
+    assert _rows_changed({"added-records": "120", "added-position-deletes": "204", "removed-position-deletes": "84"}) == 120
+    assert _rows_changed({"added-records": "33856000", "deleted-records": "33856000"}) is None
+    assert _rows_changed({"added-records": "990", "deleted-records": "1000"}) == 10  # a copy-on-write delete
