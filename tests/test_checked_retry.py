@@ -11,7 +11,9 @@ class RaisesAfterCommit:
 
     labels_commits = True
 
-    def __init__(self, can_tell: bool = True) -> None:
+    def __init__(self, can_tell: bool = True, route: str = "pruned") -> None:
+        self.route = route  # the writers' default: literal keys (``update_where``); ``join``: a MERGE from a keys view
+        self.keys_seen: list[str] = []
         self.committed: list[str] = []
         self.label = ""
         self.can_tell = can_tell
@@ -30,6 +32,10 @@ class RaisesAfterCommit:
         if self.label.endswith("#1"):
             raise RuntimeError("HoodieException: clean failed after the commit")
 
+    def update(self, spark, table, keys_view, assignments):
+        self.keys_seen.append(f"{keys_view}: {spark.views[keys_view]}")
+        self.update_where(spark, table, "", assignments)
+
     def attempt_landed(self, spark, table, label, since, own_application):
         return (label in self.committed) if self.can_tell else None
 
@@ -38,10 +44,32 @@ class Table:
     key = "txn_id"
 
 
-def _run(fmt, retry):
+class Session:
+    """What the join route asks of a Spark session: a view of the batch's keys."""
+
+    def __init__(self) -> None:
+        self.views: dict[str, list] = {}
+
+    def createDataFrame(self, rows, schema):  # noqa: N802 - Spark's name
+        session = self
+
+        class Frame:
+            def createOrReplaceTempView(self, name):  # noqa: N802
+                session.views[name] = [r[0] for r in rows]
+        return Frame()
+
+
+def _run(fmt, retry, spark=None):
     records: list[dict] = []
-    run_batches(fmt, None, Table(), 0, [[1, 2], [3]], 2, records.append, retry)
+    run_batches(fmt, spark, Table(), 0, [[1, 2], [3]], 2, records.append, retry)
     return records
+
+
+def test_on_the_join_route_each_batch_merges_from_a_view_of_its_own_keys():
+    fmt = RaisesAfterCommit(route="join")
+    records = _run(fmt, CHECKED, Session())
+    assert fmt.keys_seen == ["writer_0_keys: [1, 2]", "writer_0_keys: [3]"]
+    assert all(r["committed"] and r["raised_after_commit"] and r["attempts"] == 1 for r in records)
 
 
 def test_a_checked_retry_finds_the_commit_and_does_not_apply_the_batch_twice():
