@@ -83,7 +83,7 @@ def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, 
     page = build_findings(folder, tmp_path / "findings")
     text = page.read_text()
     sections = [text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. The seeds' claims", "3. Memory",
-                                        "4. Several writers", "5. The reference runs")]
+                                        "4. How often to compact", "5. Several writers", "6. The reference runs")]
     assert sections == sorted(sections)
     assert "No reference run measured the seeds" in text  # a `small` run says nothing of the seeds' table
     assert "iceberg-cow ÷ iceberg-mor" in text and first.run_id in text and first.command in text

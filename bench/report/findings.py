@@ -2,9 +2,10 @@
 
 ``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
 merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the seeds' claims
-beside what was measured on their own table; then the memory each configuration used and needs; then several writers
-(committed and failed against writers, the four claims); then the manifest (every run's id, command, commit, machine,
-storage, what it backs) and a full report per machine and scale. Runs of different machines are never merged into one ratio or fit.
+beside what was measured on their own table; then the memory each configuration used and needs; then how often to
+compact, checked at the recommended cadence and its neighbours; then several writers (committed and failed against
+writers, the four claims); then the manifest (every run's id, command, commit, machine, storage, what it backs) and
+a full report per machine and scale. Runs of different machines are never merged into one ratio or fit.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.report import charts
+from bench.report import cadence, charts
 from bench.report import locate as locate_mod
 from bench.report.build import CSS, build_report
 from bench.report.figures import hotfix_memory, hotfix_routes, layout, memory_needed, seed_claim_points, seed_claims
@@ -38,7 +39,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     groups: dict[tuple[str, str, str], list] = {}
     for entry, run in pairs:
         groups.setdefault((entry.machine_label, run.scale, layout(run)), []).append((entry, run))
-    answers, claims, memory, several, links = [], [], [], [], []
+    answers, claims, memory, compaction, several, links = [], [], [], [], [], []
     for (machine, scale, shape), members in groups.items():
         name = _slug(f"{scale}-{shape}-{machine}")
         run = load.merge([r for _, r in members])
@@ -58,6 +59,9 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             claims.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
                 charts.against_claims(points, "The hotfix at the seeds' size: measured against the seeds' claim"),
                 "measured update seconds against the seeds' claims", out, f"claims-{name}") + table(seed_claims(run)))
+        checked = cadence.checks(run)
+        if checked:
+            compaction.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + table(cadence.checked_table(checked)))
         races = writers.races(run)
         if not races.empty:
             several.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + _writers(races, out, name)
@@ -87,11 +91,16 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             "over 24 hours of changes; what several writers do) are not measured at this size by any reference run."
             "</p>" + ("".join(claims) or note("No reference run measured the seeds' table yet.")) + "</section>"
             "<section id=memory><h2>3. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
-            + "</section><section id=writers><h2>4. Several writers</h2><p>Writers racing on one table with its table "
+            + "</section><section id=compaction><h2>4. How often to compact</h2><p>The writes per compaction that "
+            "the degradation curve recommends for a workload's reads per write, checked by running the cycle at that "
+            "cadence and its neighbours (scenarios/test_compaction_cadence.py): each one's measured cost per write "
+            "beside the curve's, and the verdict.</p>"
+            + ("".join(compaction) or note("No reference run checked a compaction cadence yet."))
+            + "</section><section id=writers><h2>5. Several writers</h2><p>Writers racing on one table with its table "
             "service beside them (docs/several-writers.md): what committed and what failed against the number of "
             "writers, and the seeds' four claims decided on the causes of the failures.</p>"
             + ("".join(several) or note("No reference run raced several writers yet."))
-            + "</section><section id=runs><h2>5. The reference runs</h2>" + _manifest(pairs, folder)
+            + "</section><section id=runs><h2>6. The reference runs</h2>" + _manifest(pairs, folder)
             + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
     (out / "index.html").write_text(page)
     return out / "index.html"
