@@ -108,7 +108,8 @@ def text(p: dict[str, Any]) -> str:
     mb = (p.get("file_bytes") or {})
     load = p["workload"]
     rows = [("table", f"{p['format']} at {p['location']}"), ("key", p.get("key") or "unknown (give --key)"),
-            ("data files", f"{p['data_files']:,} in {p['partitions']:,} partitions ({p['files_per_partition']} per partition)"),
+            ("data files", f"{p['data_files']:,} in {p['partitions']:,} partitions ({p['files_per_partition']} per partition)"
+                           if p["data_files"] else "none: an empty table"),
             ("bytes", f"{p['bytes'] / 2**20:,.1f} MB" + (f", {p['rows']:,} rows" if p.get("rows") is not None else "")),
             ("file size MB", " / ".join(f"{k} {v / 2**20:.2f}" for k, v in mb.items()) if mb else "no files"),
             ("update of", f"{p['keys_per_update']:,} random keys touches ~{p['files_touched_by_random_keys']:,.0f} files"
@@ -117,7 +118,9 @@ def text(p: dict[str, Any]) -> str:
             ("history", f"{load['commits']:,} commits over {load.get('days', 0)} days; per day "
              + ", ".join(f"{op} {n}" for op, n in (load.get("commits_per_day_by_operation") or {}).items())
              if load["commits"] else load.get("note", "")),
-            ("per update", f"{load.get('rows_changed_per_update')} rows changed, {load.get('files_written_per_update')} files written"),
+            ("per update", f"{load.get('rows_changed_per_update')} rows changed, {load.get('files_written_per_update')} files written"
+                           if load.get("rows_changed_per_update") is not None else
+                           "no row-level commit records its rows (give --keys-per-update)"),
             ("compaction", f"{load.get('compactions', 0)} compactions, every {load.get('writes_per_compaction')} writes"
                            if load.get("writes_per_compaction") else f"{load.get('compactions', 0)} compactions: no cadence "
                            "to read from the history"),

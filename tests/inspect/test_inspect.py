@@ -239,3 +239,41 @@ def test_an_iceberg_commit_changes_its_net_deletes_and_a_copy_on_write_update_is
     assert _rows_changed({"added-records": "120", "added-position-deletes": "204", "removed-position-deletes": "84"}) == 120
     assert _rows_changed({"added-records": "33856000", "deleted-records": "33856000"}) is None
     assert _rows_changed({"added-records": "990", "deleted-records": "1000"}) == 10  # a copy-on-write delete
+
+
+def test_a_missing_metadata_file_and_an_unreadable_table_are_one_line_each(iceberg_table, tmp_path):
+    """The metadata file a version hint names, gone; a Delta log the user may not read (not as root: root reads
+    files whatever their mode)."""
+    import os
+
+    hint = iceberg_table.parent / "version-hint.text"
+    hint.write_text("99")
+    with pytest.raises(BadOption, match=r"cannot read it as a iceberg table: .*v99\.metadata\.json") as err:
+        read_facts(str(iceberg_table.parent.parent))
+    assert "\n" not in str(err.value)
+    if os.geteuid() == 0:
+        return
+    log = tmp_path / "delta" / "_delta_log"
+    log.mkdir(parents=True)
+    log.chmod(0)
+    try:
+        with pytest.raises(BadOption, match="cannot") as err:
+            read_facts(str(tmp_path / "delta"))
+        assert "\n" not in str(err.value)
+    finally:
+        log.chmod(0o755)
+
+
+@pytest.mark.skipif(not TESTDATA.exists(), reason="../shared/testdata is not beside this clone")
+def test_hudi_tables_of_older_and_newer_table_versions_read_and_an_empty_one_says_so(tmp_path):
+    """hudi-rs reads table versions 6, 8 and 9 (the samples'); an empty table is named empty, not guessed at."""
+    from bench.inspect.profile import text
+
+    for name in ("quickstart_trips_table/mor/avro/v6_trips_8i1u.zip", "sample_table/cow/v9_txns_simple_nometa.zip",
+                 "sample_table/cow/v6_empty.zip"):
+        with zipfile.ZipFile(TESTDATA / "hudi" / name) as z:
+            z.extractall(tmp_path)
+    assert profile(read_facts(str(tmp_path / "v6_trips_8i1u")))["rows"] == 4469
+    assert profile(read_facts(str(tmp_path / "v9_txns_simple_nometa")))["data_files"] == 5
+    empty = text(profile(read_facts(str(tmp_path / "v6_empty"))))
+    assert "none: an empty table" in empty and "give --keys-per-update" in empty
