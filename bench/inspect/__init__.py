@@ -128,4 +128,4 @@ def read_facts(location: str, fmt: str | None = None, key: str | None = None, ca
         raise
     except Exception as err:  # noqa: BLE001 - the library's own words, in one line
         first = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
-        raise BadOption(f"{location}: cannot read it as a {fmt} table: {first}") from None
+        raise BadOption(f"{location}: cannot read it as {'an' if fmt == 'iceberg' else 'a'} {fmt} table: {first}") from None

@@ -248,7 +248,7 @@ def test_a_missing_metadata_file_and_an_unreadable_table_are_one_line_each(icebe
 
     hint = iceberg_table.parent / "version-hint.text"
     hint.write_text("99")
-    with pytest.raises(BadOption, match=r"cannot read it as a iceberg table: .*v99\.metadata\.json") as err:
+    with pytest.raises(BadOption, match=r"cannot read it as an iceberg table: .*v99\.metadata\.json") as err:
         read_facts(str(iceberg_table.parent.parent))
     assert "\n" not in str(err.value)
     if os.geteuid() == 0:
