@@ -38,7 +38,7 @@ def test_flattening_is_tidy(tiny_run):
     assert (hotfix[hotfix.operation == "update"].rows_changed_verified == 12).all()
     assert set(ops.scenario) == {"payments_hotfix", "dinner_peak", "degradation", "monthly_settlements", "update_sweep",
                                  "table_growth", "late_arrivals", "concurrent_compaction", "file_size", "several_writers",
-                                 "memory_needed"}
+                                 "memory_needed", "compaction_cadence"}
     reads = load.reads(run)
     assert set(reads.phase) == {"before", "after", "after_compaction"} and reads.answer_ok.all()
     outcomes = load.outcomes(run)
