@@ -17,7 +17,7 @@ import pytest
 from bench.exceptions import NotSupported
 from bench.measure.rounds import Observation, degradation_rate, timed
 from bench.workload.datagen import HOTFIX_STATUS
-from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
+from bench.workload.queries import status_batches
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the hotfix's base table, restored
@@ -26,21 +26,12 @@ TABLE = "payments"  # the hotfix's base table, restored
 @pytest.fixture(scope="module")
 def plan(payments, cowmor):
     """Disjoint scattered keys per batch, and the expected answer of the read after each batch."""
-    k, n = cowmor.scale.degradation_batches, cowmor.scale.hotfix_rows
-    keys = payments.hotfix_keys(k * n)
-    batches = [keys[i::k] for i in range(k)]
-    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)
-    query = next(q for q in payments_queries(payments.last_day, keys[0]) if q.name == "status_totals")
-    expected = [query.expected(frame)]
-    for batch in batches:
-        frame.loc[frame["txn_id"].isin(batch), "status"] = HOTFIX_STATUS
-        expected.append(query.expected(frame))
-    return {"batches": batches, "query": query, "expected": expected}
+    return status_batches(payments, cowmor.scale.degradation_batches, cowmor.scale.hotfix_rows, HOTFIX_STATUS)
 
 
 def test_degradation(benchmark, lab, payments, plan, config_id, progress):
     scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
-    query, expected = plan["query"], plan["expected"]
+    query, expected = plan.query, plan.expected
     state: dict = {}
 
     def read(table, answer):
@@ -55,7 +46,7 @@ def test_degradation(benchmark, lab, payments, plan, config_id, progress):
 
     def sequence(table):
         series = []
-        for number, batch in enumerate(plan["batches"], start=1):
+        for number, batch in enumerate(plan.batches, start=1):
             lab.keys_view("degradation_keys", batch)
             observation = Observation.start(fmt, table)
             update_s, _ = timed(fmt.update, spark, table, "degradation_keys", {"status": f"'{HOTFIX_STATUS}'"})

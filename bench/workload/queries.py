@@ -6,11 +6,14 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from bench.workload.datagen import PaymentsData
 
 CENT = Decimal("0.01")
 
@@ -128,6 +131,30 @@ def payments_queries(last_day: dt.date, lookup_id: int) -> list[Query]:
               lambda f: normalize([(int(r.txn_id), r.status, money(r.amount_cents))
                                    for r in f[f["txn_id"] == lookup_id].itertuples()])),
     ]
+
+
+@dataclass(frozen=True)
+class StatusBatches:
+    """Disjoint batches of scattered keys whose ``status`` is set one batch after another, the full-table read, and
+    its expected answer after 0, 1, … of them."""
+
+    batches: list[list[int]]
+    query: Query
+    expected: list[list[tuple]]
+
+
+def status_batches(payments: PaymentsData, count: int, rows_per_batch: int, status: str) -> StatusBatches:
+    """``count`` batches of ``rows_per_batch`` hotfix keys (taken round-robin, so each batch spans the table) and
+    ``status_totals``' answer before any and after each (the degradation and the cadence check)."""
+    keys = payments.hotfix_keys(count * rows_per_batch)
+    batches = [keys[i::count] for i in range(count)]
+    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)
+    query = next(q for q in payments_queries(payments.last_day, keys[0]) if q.name == "status_totals")
+    expected = [query.expected(frame)]
+    for batch in batches:
+        frame.loc[frame["txn_id"].isin(batch), "status"] = status
+        expected.append(query.expected(frame))
+    return StatusBatches(batches, query, expected)
 
 
 def settlement_queries(lookup_ids: list[int]) -> list[Query]:
