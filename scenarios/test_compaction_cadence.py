@@ -24,7 +24,7 @@ import pytest
 from bench.exceptions import NotSupported
 from bench.measure.rounds import timed
 from bench.workload.datagen import HOTFIX_STATUS
-from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
+from bench.workload.queries import status_batches
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the hotfix's base table, restored before every point
@@ -45,59 +45,50 @@ def plan(payments, cowmor):
     """Disjoint scattered keys for the most writes any point makes, and the read's expected answer after each."""
     scale = cowmor.scale
     writes = scale.cadence_cycles * max(cadences(scale.cadence_k))
-    keys = payments.hotfix_keys(writes * scale.hotfix_rows)
-    batches = [keys[i::writes] for i in range(writes)]
-    frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)
-    query = next(q for q in payments_queries(payments.last_day, keys[0]) if q.name == "status_totals")
-    expected = [query.expected(frame)]
-    for batch in batches:
-        frame.loc[frame["txn_id"].isin(batch), "status"] = HOTFIX_STATUS
-        expected.append(query.expected(frame))
-    return {"batches": batches, "query": query, "expected": expected}
+    return status_batches(payments, writes, scale.hotfix_rows, HOTFIX_STATUS)
 
 
 @pytest.mark.merge_on_read  # copy-on-write has nothing to compact: no cadence to check
 def test_compaction_cadence(benchmark, lab, payments, plan, every, config_id, progress):
     scale, fmt, spark = lab.session.scale, lab.fmt, lab.spark
-    query, expected, reads_per_write = plan["query"], plan["expected"], scale.cadence_reads_per_write
+    query, expected, reads_per_write = plan.query, plan.expected, scale.cadence_reads_per_write
     state: dict = {}
     label = f"{config_id}: every {every} write{'s' if every > 1 else ''}"
 
     def read(table, written: int) -> dict:
         return lab.reads(table, [query], {query.name: expected[written]}, scale.read_repeats)[query.name]
 
+    def cycle(table, k: int, written: int) -> dict:
+        """k writes, the read in the state before each, then the compaction: their seconds and the cost per write."""
+        writes, reads = [], []
+        for number in range(written, written + k):
+            reads.append(read(table, number))
+            lab.keys_view("cadence_keys", plan.batches[number])
+            seconds, _ = timed(fmt.update, spark, table, "cadence_keys", {"status": f"'{HOTFIX_STATUS}'"})
+            writes.append(seconds)
+        compaction_s, _ = timed(fmt.compact, spark, table)
+        assert fmt.live_files(spark, table)["delete_files"] == 0, f"{config_id}: deletes left after compaction"
+        read_s = [r["median"] for r in reads]
+        return {"update_s": writes, "read_s": read_s, "reads": reads, "compaction_s": compaction_s,
+                "cost_per_write_s": (sum(writes) + compaction_s + reads_per_write * sum(read_s)) / k}
+
     def setup():
         progress(f"{label}: base table")
         if scale.warm_up and config_id not in WARMED:  # the first cycle pays the JVM's warm-up: run one, unmeasured
             progress(f"{config_id}: a cycle of one write, unmeasured (warm-up: the first point measured would pay it)")
             table = lab.session.tables.base_table(spark, fmt, TABLE, payments)
-            read(table, 0)
-            lab.keys_view("cadence_keys", plan["batches"][0])
-            fmt.update(spark, table, "cadence_keys", {"status": f"'{HOTFIX_STATUS}'"})
-            fmt.compact(spark, table)
-            read(table, 1)
+            cycle(table, 1, 0)
+            read(table, 1)  # and the read of a compacted table
             WARMED.add(config_id)
         state["table"] = lab.session.tables.base_table(spark, fmt, TABLE, payments)  # restored byte-identical
         return (state["table"],), {}
 
     def run_cycles(table):
-        cycles, written = [], 0
+        cycles = []
         for number in range(1, scale.cadence_cycles + 1):
-            writes, reads = [], []
-            for _ in range(every):
-                reads.append(read(table, written))
-                lab.keys_view("cadence_keys", plan["batches"][written])
-                seconds, _ = timed(fmt.update, spark, table, "cadence_keys", {"status": f"'{HOTFIX_STATUS}'"})
-                writes.append(seconds)
-                written += 1
-            compaction_s, _ = timed(fmt.compact, spark, table)
-            assert fmt.live_files(spark, table)["delete_files"] == 0, f"{config_id}: deletes left after compaction"
-            read_s = [r["median"] for r in reads]
-            cost = (sum(writes) + compaction_s + reads_per_write * sum(read_s)) / every
-            cycles.append({"cycle": number, "update_s": writes, "read_s": read_s, "reads": reads,
-                           "compaction_s": compaction_s, "cost_per_write_s": cost})
-            progress(f"{label}: cycle {number}: {cost:.3f} s per write")
-        state["cycles"], state["after"] = cycles, read(table, written)
+            cycles.append({"cycle": number, **cycle(table, every, (number - 1) * every)})
+            progress(f"{label}: cycle {number}: {cycles[-1]['cost_per_write_s']:.3f} s per write")
+        state["cycles"], state["after"] = cycles, read(table, scale.cadence_cycles * every)
 
     try:
         benchmark.pedantic(run_cycles, setup=setup, rounds=1, iterations=1)
