@@ -12,14 +12,11 @@ class RaisesAfterCommit:
     labels_commits = True
 
     def __init__(self, can_tell: bool = True, route: str = "pruned") -> None:
-        self.route = route  # the writers' default: literal keys (``update_where``); ``join``: a MERGE from a keys view
+        self.route = route  # the writers' default: literal keys; ``join``: a MERGE from a view of the keys
         self.keys_seen: list[str] = []
         self.committed: list[str] = []
         self.label = ""
         self.can_tell = can_tell
-
-    def pruning_predicate(self, key, keys):
-        return f"{key} IN {keys}"
 
     def label_commits(self, spark, label):
         self.label = label
@@ -27,14 +24,13 @@ class RaisesAfterCommit:
     def see_other_writers(self, spark, table):
         pass
 
-    def update_where(self, spark, table, predicate, assignments):
+    def update_keys(self, spark, table, keys, assignments):
+        """The adapter's dispatch by route (``TableFormat.update_keys``): a join reads the keys' view."""
+        if self.route == "join":
+            self.keys_seen.append(f"{keys.view}: {spark.views[keys.view]}")
         self.committed.append(self.label)
         if self.label.endswith("#1"):
             raise RuntimeError("HoodieException: clean failed after the commit")
-
-    def update(self, spark, table, keys_view, assignments):
-        self.keys_seen.append(f"{keys_view}: {spark.views[keys_view]}")
-        self.update_where(spark, table, "", assignments)
 
     def attempt_landed(self, spark, table, label, since, own_application):
         return (label in self.committed) if self.can_tell else None

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bench.formats.base import JOIN
+from bench.formats.base import JOIN, Keys
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -65,20 +65,17 @@ def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: 
         label = tag(writer, number)
         record: dict[str, Any] = {"writer": writer, "batch": number, "tag": label, "keys": [int(k) for k in keys],
                                   "attempts": 0, "failures": [], "started_at": time.time()}
-        predicate = fmt.pruning_predicate(table.key, tuple(int(k) for k in keys))
-        view = f"writer_{writer}_keys"  # the join route's: a view per writer, threads of one application sharing it
+        # found by the adapter's route: literal keys, or (join) a view per writer, threads of one application sharing it
+        found = Keys(tuple(int(k) for k in keys), f"writer_{writer}_keys")
         if fmt.route == JOIN:
-            spark.createDataFrame([(int(k),) for k in keys], f"{table.key} bigint").createOrReplaceTempView(view)
+            spark.createDataFrame([(k,) for k in found.values], f"{table.key} bigint").createOrReplaceTempView(found.view)
         while record["attempts"] <= retries:
             record["attempts"] += 1
             attempt_start, clock = time.time(), time.perf_counter()
             fmt.label_commits(spark, attempt_label(label, record["attempts"]))
             fmt.see_other_writers(spark, table)  # as a read-modify-write job must: its session may cache the table
             try:
-                if fmt.route == JOIN:
-                    fmt.update(spark, table, view, {**INCREMENT, "notes": f"'{label}'"})
-                else:
-                    fmt.update_where(spark, table, predicate, {**INCREMENT, "notes": f"'{label}'"})
+                fmt.update_keys(spark, table, found, {**INCREMENT, "notes": f"'{label}'"})
             except Exception as err:  # noqa: BLE001 - a lost conflict is the finding: recorded, then retried
                 failed = {**failure(err), "seconds": time.perf_counter() - clock, "started_at": attempt_start,
                           "ended_at": time.time()}  # what committed meanwhile decides its kind (bench.core.failures)
