@@ -112,6 +112,10 @@ class Checked:
     def cheapest(self) -> int:
         return min(self.measured, key=lambda k: self.measured[k][0])
 
+    def within_cheapest(self, k: int) -> bool:
+        """k's cycles reach down into the cheapest's range: the two are not told apart."""
+        return self.measured[k][1] <= self.measured[self.cheapest][2]
+
     @property
     def verdict(self) -> str:
         best = self.cheapest
@@ -120,11 +124,11 @@ class Checked:
         if self.recommended not in self.measured:
             return f"cheapest measured: {every(best)}; {every(self.recommended)} was recommended, not measured"
         if best == self.recommended:
-            close = [k for k in self.measured if k != best and self.measured[k][1] <= self.measured[best][2]]
+            close = [k for k in self.measured if k != best and self.within_cheapest(k)]
             return f"the recommendation holds: {every(best)} measured cheapest" + (
                 f"; {', '.join(every(k) for k in close)} within its cycles' range (too close to call between them)"
                 if close else "")
-        if self.measured[self.recommended][1] <= self.measured[best][2]:  # their cycles' ranges overlap
+        if self.within_cheapest(self.recommended):
             return (f"too close to call at this scale: {every(best)} measured cheapest, "
                     f"{every(self.recommended)} (recommended) within its cycles' range")
         return f"the recommendation missed: {every(best)} measured cheapest, {every(self.recommended)} was recommended"
