@@ -11,8 +11,9 @@ unmeasured cycle runs first on each configuration (the first point measured woul
 on the table's size: 30% more per write at `small`), where the run warms up (`warm_up`, off at `tiny`).
 
 Run with:  pytest scenarios/test_compaction_cadence.py --scale small --formats iceberg-mor,hudi-mor --param cadence_k=3
-Grid:      writes per compaction (cadence_k - 1 where at least 1, cadence_k, cadence_k + 1) x every selected
-           merge-on-read configuration (copy-on-write has nothing to compact).
+Grid:      writes per compaction (cadence_k - 1 where at least 1, cadence_k, cadence_k + 1; cadence_k alone with
+           cadence_neighbours=0, as at `tiny`) x every selected merge-on-read configuration (copy-on-write has
+           nothing to compact).
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ TABLE = "payments"  # the hotfix's base table, restored before every point
 WARMED: set[str] = set()  # configurations whose first cycle has been run unmeasured
 
 
-def cadences(k: int) -> list[int]:
-    """The recommended writes per compaction and its neighbours (none below 1)."""
-    return [n for n in (k - 1, k, k + 1) if n >= 1]
+def cadences(k: int, neighbours: bool = True) -> list[int]:
+    """The recommended writes per compaction and its neighbours (none below 1), or k alone."""
+    return [n for n in (k - 1, k, k + 1) if n >= 1] if neighbours else [k]
 
 
-GRID = {"every": lambda scale: [(n, f"every{n}") for n in cadences(scale.cadence_k)]}
+GRID = {"every": lambda scale: [(n, f"every{n}") for n in cadences(scale.cadence_k, bool(scale.cadence_neighbours))]}
 WEIGHT = lambda params: params["every"]  # noqa: E731 - the cycle's writes
 
 
@@ -44,7 +45,7 @@ WEIGHT = lambda params: params["every"]  # noqa: E731 - the cycle's writes
 def plan(payments, cowmor):
     """Disjoint scattered keys for the most writes any point makes, and the read's expected answer after each."""
     scale = cowmor.scale
-    writes = scale.cadence_cycles * max(cadences(scale.cadence_k))
+    writes = scale.cadence_cycles * max(cadences(scale.cadence_k, bool(scale.cadence_neighbours)))
     return status_batches(payments, writes, scale.hotfix_rows, HOTFIX_STATUS)
 
 
