@@ -86,15 +86,23 @@ class DeltaFormat(SqlMergeVerbs, TableFormat):
     def create(self, spark: SparkSession, name: str, data: DataFrame, *, key: str, partition_by: str,
                ordering: str) -> TableRef:
         table = TableRef(name, self.location(name), key, partition_by, ordering)
-        for s in self.table_settings():
-            if s.scope == "session":
-                spark.conf.set(s.key, s.value)
+        self._session_settings(spark)
         props = ", ".join(f"'{s.key}'='{s.value}'" for s in self.table_settings() if s.scope == "table")
         spark.sql(f"CREATE TABLE {self._ident(table)} ({data._jdf.schema().toDDL()}) USING delta "
                   f"PARTITIONED BY ({partition_by}) TBLPROPERTIES ({props})")
         with one_task_per_input_file(spark):
             in_source_order(data, partition_by).write.format("delta").mode("append").save(str(table.location))
         return table
+
+    def _session_settings(self, spark: SparkSession) -> None:
+        """The settings Delta reads from the session, not the table (OPTIMIZE's file size): in every application."""
+        for s in self.table_settings():
+            if s.scope == "session":
+                spark.conf.set(s.key, s.value)
+
+    def attach(self, spark: SparkSession, table: TableRef) -> None:
+        """A table another application created (or a restored saved copy): this session's share of its settings."""
+        self._session_settings(spark)
 
     def forget_cached_state(self, spark: SparkSession, table: TableRef | None = None) -> None:
         """Delta caches each table's log (``DeltaLog``) by path; a restored folder has an older log than the cache."""

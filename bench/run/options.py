@@ -251,6 +251,10 @@ def add_options(addoption: Callable[..., object]) -> None:
     addoption("--warehouse", metavar="PATH", default=".cowmor-work",
               help="workspace for generated data and tables; created and marked by cowmor, the only place "
                    "it deletes anything. Default: %(default)r")
+    addoption("--reuse-tables", action="store_true", default=False,
+              help="keep each base table's saved copy after the run, and restore an earlier run's copy instead of "
+                   "building the table again where it was built from the same data, settings, jars and code "
+                   "(long runs at the seeds' size; recorded as tables_adopted)")
     addoption("--jars-dir", metavar="DIR", type=Path, default=None,
               help="folder holding the format jars (else $COWMOR_JARS_DIR, a PyPI package, or Maven)")
     addoption("--maven-repo", metavar="URL", default="https://repo1.maven.org/maven2/",

@@ -26,7 +26,7 @@ from bench.run import record
 from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
 from bench.run.readers import ReadEngines
 from bench.run.spark import SparkApps, SparkOptions, java_version, merge_conf
-from bench.run.tables import TableStates
+from bench.run.tables import TableStates, code_digest
 from bench.run.workspace import Workspace
 from bench.servers import artifacts, objectstore
 from bench.servers.coordination import Coordination
@@ -82,6 +82,7 @@ class BenchSession:
     coordination: Coordination | None = None  # several writers' catalog and lock servers, started on first use
     like: dict[str, Any] = field(default_factory=dict)  # --like: the profile replicated, the fraction, the params
     writer_pool: WriterPool = field(init=False)  # several writers' applications, kept from race to race
+    reuse_tables: bool = False  # --reuse-tables: base tables' saved copies outlive the run (tables.py)
 
     def __post_init__(self) -> None:
         self.coordination = self.coordination or Coordination(self.results_dir / ".servers", self.jars_dir,
@@ -89,7 +90,8 @@ class BenchSession:
         self.apps = SparkApps(self.spark_options)
         self.writer_pool = WriterPool(self.results_dir / self.run_id / "writers")
         self.rounds_plan = self.rounds_plan or plan_rounds(self.scale)
-        self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up), bool(self.scale.warm_up_each_config))
+        self.tables = TableStates(self.workspace, self.seed, bool(self.scale.warm_up), bool(self.scale.warm_up_each_config),
+                                  reuse=self.reuse_tables, identity=self.table_identity)
         self.readers = ReadEngines(self.engine_names)
 
     @classmethod
@@ -137,6 +139,7 @@ class BenchSession:
                    run_id=ns.run_id or new_run_id(scale.name), jars_dir=ns.jars_dir, maven_repo=ns.maven_repo,
                    engine_names=select_engines(ns.engines), routes=str(getattr(ns, "routes", "join")).split(","),
                    rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci), like=like,
+                   reuse_tables=bool(getattr(ns, "reuse_tables", False)),
                    coordination=Coordination(Path(ns.results_dir) / ".servers", ns.jars_dir,
                                              getattr(ns, "catalog_uri", None), getattr(ns, "zookeeper", None),
                                              ns.maven_repo))
@@ -152,6 +155,13 @@ class BenchSession:
         s = self.scale
         with LEDGER.spend(DATA):
             return generate_payments(self.workspace.data_dir, s.days, s.files_per_day, s.rows_per_file, self.seed)
+
+    def table_identity(self, fmt: TableFormat) -> dict[str, Any]:
+        """The run's part of what a base table is built from (``tables.built_from``): the family's jars, Spark's SQL
+        settings (the shuffle partitions shape the files) and the harness's code."""
+        conf = self.spark_options.base_conf(fmt.family)
+        return {"jars": self.resolution(fmt.family).as_dict()["sha256"], "code": code_digest(),
+                "spark_sql": {k: v for k, v in sorted(conf.items()) if k.startswith(("spark.sql.", "spark.databricks."))}}
 
     # --- formats and Spark ---------------------------------------------------------------
     def resolution(self, family: str) -> artifacts.Resolution:
@@ -225,13 +235,16 @@ class BenchSession:
             # several writers' catalog and lock (Iceberg's JDBC catalog, Hudi's ZooKeeper), where the run used them; the
             # single-writer scenarios keep Iceberg's Hadoop catalog and Hudi's in-process lock
             "coordination": self.coordination.record() if self.coordination else {},
+            # --reuse-tables: the base tables restored from an earlier run's saved copy instead of built by this one
+            "tables_adopted": list(self.tables.adopted) if self.reuse_tables else None,
         }
 
     def close(self) -> None:
         """Stop everything the run started: Spark and its writers, the read engines, the object-store server; and
-        remove the saved table states, which no other run can restore."""
+        remove the saved table states, which no other run restores (with ``--reuse-tables`` a later run may)."""
         try:
-            self.tables.discard_saved()
+            if not self.tables.reuse:
+                self.tables.discard_saved()
         except Exception as error:  # noqa: BLE001 - a copy left behind must not keep a server running
             warnings.warn(f"cowmor: saved table states left in {self.workspace.bases_dir}: {error}", stacklevel=1)
         self.writer_pool.stop()

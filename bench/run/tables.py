@@ -1,15 +1,21 @@
 """Tables in a known state: created once per run and configuration from the base data, then restored in place.
 
 A table folder is saved right after creation and copied back before each later use, so every round starts from
-byte-identical files; neither step is ever inside a timed region.
+byte-identical files; neither step is ever inside a timed region. With ``--reuse-tables`` the saved copies outlive
+the run, each beside what it was built from (``BuiltFrom``), and a later run that would build the same table from
+the same things restores the copy instead (at `seed` a Hudi table takes 23 minutes to build).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bench.core.ledger import LEDGER, RESET, SETUP, WARM_UP
 from bench.core.storage import Files, ensure_free, is_local
@@ -30,6 +36,32 @@ if TYPE_CHECKING:
 FIRST_TABLE_RATIO = 2.0
 
 
+# what a saved table depends on besides its data and settings: the code that builds and prepares it
+CODE_DIRS = ("bench", "scenarios")
+
+
+@functools.cache
+def code_digest(root: Path = Path(__file__).resolve().parents[2]) -> str:
+    """sha256 over the harness's and the scenarios' Python sources: any edit makes every saved table a stranger."""
+    digest = hashlib.sha256()
+    for path in sorted(p for d in CODE_DIRS for p in (root / d).rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def built_from(fmt: TableFormat, name: str, label: str, source: str, columns: tuple[str, str, str], seed: int,
+               identity: dict[str, Any]) -> dict[str, Any]:
+    """Everything a base table's files follow from: configuration, place, source files (names and sizes), key
+    columns, every table setting, the seed, and the run's ``identity`` (the jars, Spark's SQL settings, the code).
+    Two runs with equal dicts build byte-for-byte the same table, so one may restore the other's saved copy."""
+    files = Files.of(source).walk() if Files.of(source).exists() else {}
+    return {"config": fmt.config_id, "table": name, "state": label, "location": fmt.location(name), "source": source,
+            "source_files": hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest(),
+            "columns": list(columns), "seed": seed,
+            "settings": sorted(f"{s.scope}:{s.key}={s.value}" for s in [*fmt.settings(), *fmt.route_settings()]),
+            **identity}
+
+
 def local_bytes(location: str) -> int:
     """The bytes under ``location`` on a local disk (0 on an object store: nothing there to run out of, and a
     listing costs requests)."""
@@ -48,6 +80,11 @@ class TableStates:
     _stale_discarded: bool = False
     # where progress lines go (the run's progress fixture sets it): a base table at `seed` takes tens of minutes
     say: Callable[[str], None] = field(default=lambda message: None)
+    # --reuse-tables: keep the saved copies after the run, and restore an earlier run's copy where it was built from
+    # the same things (``built_from``; ``identity`` gives the run's part of it per configuration)
+    reuse: bool = False
+    identity: Callable[[TableFormat], dict[str, Any]] = field(default=lambda fmt: {})
+    adopted: list[str] = field(default_factory=list)  # "<configuration>/<table>[@state]" restored from earlier runs
 
     def fresh_table(self, spark: SparkSession, fmt: TableFormat, name: str, data: PaymentsData | str,
                     key: str = "txn_id", partition_by: str = "settled_date", ordering: str = "created_at") -> TableRef:
@@ -85,12 +122,18 @@ class TableStates:
             with LEDGER.spend(RESET):
                 self.restore(spark, fmt, saved[0], state[2])
             return saved[0]
+        columns = (key, partition_by, ordering)
         with LEDGER.spend(SETUP):
+            origin = built_from(fmt, name, state[2], source, columns, self.seed, self.identity(fmt)) if self.reuse else None
+            adopted = self._adopt(spark, fmt, name, state[2], origin, columns) if origin else None
+            if adopted is not None:
+                self._bases[state] = (adopted, source)
+                return adopted
             if prepare:
                 table = self.base_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
                 prepare[1](table)
             else:
-                if not self._stale_discarded:
+                if not self._stale_discarded and not self.reuse:
                     self.discard_saved()  # an earlier (or killed) run's copies, before this run needs the room
                 source_bytes = data.bytes if isinstance(data, PaymentsData) else local_bytes(source)
                 ratio = self._table_ratio.get(fmt.config_id, FIRST_TABLE_RATIO)
@@ -108,8 +151,44 @@ class TableStates:
                 self.workspace.remove(snapshot.uri)
             self._make_room(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}", fmt.config_id)
             Files.of(table.location).copy_tree(snapshot)
+            if origin is not None:  # written last: a copy cut short by a failure has none, and is never adopted
+                self._origin_file(snapshot).write_text(json.dumps(origin, indent=1, sort_keys=True))
         self._bases[state] = (table, source)
         return table
+
+    @staticmethod
+    def _origin_file(snapshot: Files) -> Files:
+        return snapshot.parent / f"{snapshot.name}.built-from.json"
+
+    def _adopt(self, spark: SparkSession, fmt: TableFormat, name: str, label: str, origin: dict[str, Any],
+               columns: tuple[str, str, str]) -> TableRef | None:
+        """An earlier run's saved copy of this state, restored in place, where it was built from ``origin``."""
+        from bench.formats.base import TableRef
+
+        snapshot = self._snapshot(fmt, name, label)
+        recorded = self._origin_file(snapshot)
+        if not (snapshot.exists() and recorded.exists()):
+            return None
+        try:
+            if json.loads(recorded.read_text()) != json.loads(json.dumps(origin)):
+                return None
+        except ValueError:
+            return None
+        table = TableRef(name, fmt.location(name), *columns)
+        self.restore(spark, fmt, table, label)
+        fmt.attach(spark, table)
+        tag = f"{fmt.config_id}/{name}" + (f"@{label}" if label else "")
+        self.adopted.append(tag)
+        self.say(f"{tag}: restored the copy an earlier run saved (same data, settings, jars and code), not built again")
+        return table
+
+    def _earlier_copies(self) -> list[Files]:
+        """Saved states on disk that this run has neither made nor adopted (``--reuse-tables``)."""
+        bases = Files.of(self.workspace.bases_dir)
+        mine = {str(self._snapshot_of(*state)) for state in self._bases}
+        found = [copy for folder in (bases.iterdir() if bases.exists() else []) if folder.is_dir()
+                 for copy in folder.iterdir() if not copy.name.endswith(".json") and str(copy) not in mine]
+        return sorted(found, key=str)
 
     def _make_room(self, location: str, needed: int, purpose: str, config_id: str) -> None:
         """Make sure ``needed`` bytes are free under ``location``, evicting other configurations' tables and saved
@@ -124,6 +203,12 @@ class TableStates:
                 ensure_free(location, needed, purpose)
                 return
             except NotEnoughDisk:
+                earlier = self._earlier_copies()
+                if earlier:  # an earlier run's copy that nothing here has asked for goes first
+                    for files in (self._origin_file(earlier[0]), earlier[0]):
+                        if files.exists():
+                            self.workspace.remove(files.uri)
+                    continue
                 others = [state for state in self._bases if state[0] != config_id]
                 if not others:
                     raise
@@ -133,7 +218,8 @@ class TableStates:
         """Remove every table and saved state of ``config_id`` this run made."""
         for state in [s for s in self._bases if s[0] == config_id]:
             table, _ = self._bases.pop(state)
-            for files in (Files.of(table.location), self._snapshot_of(config_id, state[1], state[2])):
+            snapshot = self._snapshot_of(config_id, state[1], state[2])
+            for files in (Files.of(table.location), snapshot, self._origin_file(snapshot)):
                 if files.exists():
                     self.workspace.remove(files.uri)
         print(f"cowmor: {config_id}'s tables and saved states removed to make room (built again if used again)",
@@ -164,7 +250,7 @@ class TableStates:
             self.workspace.remove(fmt.location(name))
         folder = Files.of(self.workspace.bases_dir) / fmt.config_id
         for saved in folder.iterdir() if folder.exists() else ():
-            if saved.name == name or saved.name.startswith(f"{name}@"):
+            if saved.name in (name, f"{name}.built-from.json") or saved.name.startswith(f"{name}@"):
                 self.workspace.remove(saved.uri)
         for state in [s for s in self._bases if s[0] == fmt.config_id and s[1] == name]:
             del self._bases[state]
