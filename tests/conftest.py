@@ -54,10 +54,12 @@ def hudi_sample(shared_testdata: Path, tmp_path_factory: pytest.TempPathFactory)
 TEST_JVM = ("--spark-conf", "spark.driver.extraJavaOptions=-XX:+UseParallelGC")
 
 
-def start_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict | None = None):
-    """Start the scenarios exactly as a user would (pytest in a subprocess); ``finish()`` waits for the record."""
+def start_scenarios(tmp: Path, *args: str, run_id: str = "e2e", extra_env: dict | None = None,
+                    warehouse: Path | None = None):
+    """Start the scenarios exactly as a user would (pytest in a subprocess); ``finish()`` waits for the record.
+    The run's workspace is its own (``tmp/ws-<run id>``) unless ``warehouse`` names another run's."""
     cmd = [sys.executable, "-m", "pytest", *args, *TEST_JVM, "-p", "no:cacheprovider", "-rs", "--rootdir", str(ROOT),
-           "-c", str(ROOT / "pyproject.toml"), "--warehouse", str(tmp / f"ws-{run_id}"), "--results-dir",
+           "-c", str(ROOT / "pyproject.toml"), "--warehouse", str(warehouse or tmp / f"ws-{run_id}"), "--results-dir",
            str(tmp / "results"), "--run-id", run_id]
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / f"{run_id}.log"

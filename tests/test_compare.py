@@ -25,17 +25,27 @@ SMALL_FILES = ("--param", "days=4", "--param", "rows_per_file=2500")  # files bi
 
 @pytest.fixture(scope="module")
 def three_runs(tmp_path_factory):
-    """Two runs with the same settings, and one with a different target file size (a table setting)."""
+    """Two runs with the same settings, and one with a different target file size (a table setting). The second
+    of the two runs in the first's workspace with ``--reuse-tables``: it restores the first's saved base table
+    instead of building it, so their agreement is also the check that a restored copy measures the same."""
     tmp = tmp_path_factory.mktemp("gate")
     args = (HOTFIX, "-k", "update", "--scale", "tiny", "--formats", "iceberg-cow", "--routes", "join", *SMALL_FILES)
     started = {run_id: start_scenarios(tmp, *args, *extra, run_id=run_id)  # side by side: each is mostly JVM start
-               for run_id, extra in (("a", ()), ("b", ()), ("target16k", ("--param", "target_file_bytes=16384")))}
+               for run_id, extra in (("a", ("--reuse-tables",)), ("target16k", ("--param", "target_file_bytes=16384")))}
     runs = {}
-    for run_id, finish in started.items():
+    for run_id, finish in [*started.items(), ("b", None)]:
+        if finish is None:  # after "a": its saved copy is there to restore
+            finish = start_scenarios(tmp, *args, "--reuse-tables", run_id=run_id, warehouse=tmp / "ws-a")
         record = finish()
         assert record["returncode"] == 0, record["stdout"][-3000:]
         runs[run_id] = record["run_dir"]
     return runs
+
+
+def test_a_run_with_reuse_tables_restores_the_earlier_run_s_copy_and_says_so(three_runs):
+    adopted = {run: json.loads((three_runs[run] / "environment.json").read_text())["tables_adopted"] for run in "ab"}
+    assert adopted == {"a": [], "b": ["iceberg-cow/payments"]}
+    assert json.loads((three_runs["target16k"] / "environment.json").read_text())["tables_adopted"] is None
 
 
 pytestmark = pytest.mark.spark
@@ -48,8 +58,9 @@ def test_identical_inputs_pass(three_runs):
 
 
 def test_two_real_runs_agree_on_every_deterministic_metric(three_runs):
-    """Bytes, files, rows and answers of two real runs with the same settings are the same; their timings are
-    whatever the machine made of them (a busy CI machine can double them), so this test does not look at them."""
+    """Bytes, files, rows and answers of two real runs with the same settings are the same (the second on the
+    first's restored base table); their timings are whatever the machine made of them (a busy CI machine can double
+    them), so this test does not look at them."""
     result = compare(load_run(three_runs["a"]), load_run(three_runs["b"]))
     assert not [f for f in result.failed if f.metric != "median seconds"], result.text()
 
