@@ -144,3 +144,25 @@ def test_the_code_digest_follows_every_source_file(tmp_path):
     before = code_digest(tmp_path)
     (tmp_path / "scenarios" / "a.py").write_text("x = 2\n")
     assert code_digest.__wrapped__(tmp_path) != before
+
+
+def test_a_copy_cut_short_over_an_older_one_keeps_no_older_record(ws, data, monkeypatch):
+    """Building over an older copy removes that copy's record first: a copy cut short there can never be taken for
+    the older table it replaced."""
+    from bench.core.storage import Files
+
+    built: list[str] = []
+    states(ws, built).base_table(SPARK, FakeFormat(ws), "payments", data)  # settings A, with its record
+
+    def cut_short(self, target):
+        Path(target.path).mkdir(parents=True)
+        (Path(target.path) / "part-0.parquet").write_bytes(b"half")  # some files copied, then the disk filled
+        raise OSError("disk full (simulated, mid-copy)")
+
+    monkeypatch.setattr(Files, "copy_tree", cut_short)
+    with pytest.raises(OSError):
+        states(ws, built).base_table(SPARK, FakeFormat(ws, "zstd"), "payments", data)  # settings B, cut short
+    monkeypatch.undo()
+    later = states(ws, built)
+    later.base_table(SPARK, FakeFormat(ws), "payments", data)  # settings A again: built, not the cut-short copy
+    assert built == ["payments"] * 3 and later.adopted == []

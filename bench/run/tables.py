@@ -2,7 +2,7 @@
 
 A table folder is saved right after creation and copied back before each later use, so every round starts from
 byte-identical files; neither step is ever inside a timed region. With ``--reuse-tables`` the saved copies outlive
-the run, each beside what it was built from (``BuiltFrom``), and a later run that would build the same table from
+the run, each beside what it was built from (``built_from``), and a later run that would build the same table from
 the same things restores the copy instead (at `seed` a Hudi table takes 23 minutes to build).
 """
 
@@ -147,8 +147,7 @@ class TableStates:
             if not prepare:
                 self._table_ratio[fmt.config_id] = size / max(1, source_bytes)
             snapshot = self._snapshot(fmt, name, state[2])
-            if snapshot.exists():
-                self.workspace.remove(snapshot.uri)
+            self._remove(self._origin_file(snapshot), snapshot)  # an older copy's record goes with it, before the copy
             self._make_room(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}", fmt.config_id)
             Files.of(table.location).copy_tree(snapshot)
             if origin is not None:  # written last: a copy cut short by a failure has none, and is never adopted
@@ -205,23 +204,25 @@ class TableStates:
             except NotEnoughDisk:
                 earlier = self._earlier_copies()
                 if earlier:  # an earlier run's copy that nothing here has asked for goes first
-                    for files in (self._origin_file(earlier[0]), earlier[0]):
-                        if files.exists():
-                            self.workspace.remove(files.uri)
+                    self._remove(self._origin_file(earlier[0]), earlier[0])
                     continue
                 others = [state for state in self._bases if state[0] != config_id]
                 if not others:
                     raise
                 self._evict(others[0][0])
 
+    def _remove(self, *files: Files) -> None:
+        """Remove each of ``files`` that exists, through the workspace (the only place anything is deleted)."""
+        for each in files:
+            if each.exists():
+                self.workspace.remove(each.uri)
+
     def _evict(self, config_id: str) -> None:
         """Remove every table and saved state of ``config_id`` this run made."""
         for state in [s for s in self._bases if s[0] == config_id]:
             table, _ = self._bases.pop(state)
             snapshot = self._snapshot_of(config_id, state[1], state[2])
-            for files in (Files.of(table.location), snapshot, self._origin_file(snapshot)):
-                if files.exists():
-                    self.workspace.remove(files.uri)
+            self._remove(Files.of(table.location), snapshot, self._origin_file(snapshot))
         print(f"cowmor: {config_id}'s tables and saved states removed to make room (built again if used again)",
               file=sys.stderr)
 
@@ -229,16 +230,13 @@ class TableStates:
         """Remove every saved table state. A copy is restored only by the run that saved it (``_bases`` lives in
         memory), so one left by an earlier or a killed run is disk taken for nothing: 5-9 GB per configuration at
         `seed`, enough to fill a disk across two runs."""
-        bases = Files.of(self.workspace.bases_dir)
-        if bases.exists():
-            self.workspace.remove(bases.uri)
+        self._remove(Files.of(self.workspace.bases_dir))
         self._bases.clear()
         self._stale_discarded = True
 
     def restore(self, spark: SparkSession, fmt: TableFormat, table: TableRef, label: str = "") -> None:
         """Put a saved state of ``table`` back in place and drop every cache that remembers the old one."""
-        if Files.of(table.location).exists():
-            self.workspace.remove(table.location)
+        self._remove(Files.of(table.location))
         self._snapshot(fmt, table.name, label).copy_tree(Files.of(table.location))
         fmt.forget_cached_state(spark, table)
         spark.catalog.clearCache()
@@ -246,8 +244,7 @@ class TableStates:
     def drop(self, spark: SparkSession, fmt: TableFormat, name: str) -> None:
         """Remove table ``name`` and every saved state of it (a step whose tables are no longer needed)."""
         name = fmt.table_name(name)
-        if Files.of(fmt.location(name)).exists():
-            self.workspace.remove(fmt.location(name))
+        self._remove(Files.of(fmt.location(name)))
         folder = Files.of(self.workspace.bases_dir) / fmt.config_id
         for saved in folder.iterdir() if folder.exists() else ():
             if saved.name in (name, f"{name}.built-from.json") or saved.name.startswith(f"{name}@"):
