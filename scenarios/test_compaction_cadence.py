@@ -32,12 +32,13 @@ TABLE = "payments"  # the hotfix's base table, restored before every point
 WARMED: set[str] = set()  # configurations whose first cycle has been run unmeasured
 
 
-def cadences(k: int, neighbours: bool = True) -> list[int]:
-    """The recommended writes per compaction and its neighbours (none below 1), or k alone."""
-    return [n for n in (k - 1, k, k + 1) if n >= 1] if neighbours else [k]
+def cadences(scale) -> list[int]:
+    """The recommended writes per compaction (``cadence_k``) and its neighbours (none below 1), or k alone."""
+    k = scale.cadence_k
+    return [n for n in (k - 1, k, k + 1) if n >= 1] if scale.cadence_neighbours else [k]
 
 
-GRID = {"every": lambda scale: [(n, f"every{n}") for n in cadences(scale.cadence_k, bool(scale.cadence_neighbours))]}
+GRID = {"every": lambda scale: [(n, f"every{n}") for n in cadences(scale)]}
 WEIGHT = lambda params: params["every"]  # noqa: E731 - the cycle's writes
 
 
@@ -45,7 +46,7 @@ WEIGHT = lambda params: params["every"]  # noqa: E731 - the cycle's writes
 def plan(payments, cowmor):
     """Disjoint scattered keys for the most writes any point makes, and the read's expected answer after each."""
     scale = cowmor.scale
-    writes = scale.cadence_cycles * max(cadences(scale.cadence_k, bool(scale.cadence_neighbours)))
+    writes = scale.cadence_cycles * max(cadences(scale))
     return status_batches(payments, writes, scale.hotfix_rows, HOTFIX_STATUS)
 
 
