@@ -26,7 +26,7 @@ def test_every_figure_a_manifest_line_backs_exists_and_every_doc_figure_is_known
     for entry in reference.load_manifest():
         assert set(entry.backs) <= set(figures.FIGURES), entry.run_id
     named = {m.group("name") for path in doc_files() for m in figures.MARKER.finditer(path.read_text())}
-    assert named <= set(figures.FIGURES)
+    assert named <= set(figures.FIGURES) | set(figures.ACROSS_LAYOUTS)
 
 
 @pytest.fixture
@@ -82,8 +82,9 @@ def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, 
     folder, first = planted
     page = build_findings(folder, tmp_path / "findings")
     text = page.read_text()
-    sections = [text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. The seeds' claims", "3. Memory",
-                                        "4. How often to compact", "5. Several writers", "6. The reference runs")]
+    sections = [text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. Along the file size",
+                                        "3. The seeds' claims", "4. Memory", "5. How often to compact",
+                                        "6. Several writers", "7. The reference runs")]
     assert sections == sorted(sections)
     assert "No reference run measured the seeds" in text  # a `small` run says nothing of the seeds' table
     assert "iceberg-cow ÷ iceberg-mor" in text and first.run_id in text and first.command in text
@@ -104,3 +105,41 @@ def test_the_seeds_claims_sit_beside_each_update_measured_on_their_table():
     assert claims.loc["iceberg-cow", "÷ the claim's time"] == f"{points.loc['iceberg-cow', 'median'] / 480:.2f}x"
     assert (claims["rows changed (checked)"] == "1,200 of 1,200").all()
     assert figures.seed_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m1")).empty
+
+
+def test_the_layouts_of_one_machine_and_scale_are_also_reported_together(tmp_path):
+    """Each layout is its own answer, and one report over all of them lets the cost model price partitions touched; a
+    set of one layout has no such report."""
+    from bench.report.findings import build_findings
+    from tests.constructed import write_run
+
+    folder = tmp_path / "reference"
+    for number, (days, files_per_day) in enumerate([(12, 3), (4, 9)]):
+        run_dir = write_run(tmp_path / "results", f"20261128T00000{number}Z-small-abcdef")
+        for name in ("benchmark.json", "environment.json"):
+            data = json.loads((run_dir / name).read_text())
+            env = data["cowmor"]["environment"] if name == "benchmark.json" else data
+            env["scale"] |= {"days": days, "files_per_day": files_per_day, "rows_per_file": 800, "hotfix_rows": 12}
+            (run_dir / name).write_text(json.dumps(data))
+        (run_dir / "time_breakdown.json").write_text(json.dumps({"wall_s": 100.0}))
+        reference.add(run_dir, ["hotfix-routes"], folder, command="python -m bench run --scale small")
+        text = build_findings(folder, tmp_path / f"findings-{number}").read_text()
+        assert ("its 2 layouts together" in text) is (number == 1)
+    assert list((tmp_path / "findings-1").glob("tiny-every-layout-*/index.html"))
+
+
+def test_the_headline_sets_one_machines_tables_side_by_side_and_never_mixes_machines():
+    """A column per table measured, each cell the ratio its own run gives; a pair one run lacks is a dash; the runs of
+    a machine that did not record its CPU get a table of their own."""
+    from bench.results.contract import load_run
+
+    seed = load_run(reference.REFERENCE_DIR / "hotfix-seed-iceberg-pruned-m1")
+    small = load_run(reference.REFERENCE_DIR / "hotfix-small-routes-d8x45-m1")
+    wide = figures.hotfix_layouts([("seed", seed), ("small", small)]).set_index(["pair", "route"])
+    assert list(wide.columns) == ["seed", "small"]
+    for label, run in (("seed", seed), ("small", small)):
+        for row in figures.hotfix_routes(run).itertuples():
+            assert wide.loc[(row.pair, row.route), label].startswith(row[3].split(" ")[0]), (label, row)
+    assert wide.loc[("delta-cow ÷ delta-dv", "join"), "seed"] == "–"
+    text = figures.render("hotfix-headline")
+    assert text.count("| pair | route |") == len({e.machine_label for e, _ in reference.backing("hotfix-routes")})

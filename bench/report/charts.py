@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="notebook")
 # the seven configurations keep their colours from run to run; any other (a new format) gets one of its own
@@ -189,4 +190,27 @@ def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
     fig.legend(handles, labels, loc="lower center", fontsize=7, frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.06 + 0.05 * len(labels), 1, 1))
+    return _png(fig, layout=False)
+
+
+def ratio_against_size(frame: pd.DataFrame, title: str) -> bytes:
+    """Copy-on-write ÷ merge-on-read (``ratio``, 95% interval ``low``/``high``) against the file size (``file_mb``),
+    one panel per locate route (``route``), one line per pair (``pair``); the tie (1x) dashed."""
+    routes = list(dict.fromkeys(frame.route))
+    fig, axes = plt.subplots(1, len(routes), figsize=(4.2 * len(routes) + 1, 3.6), sharey=True, squeeze=False)
+    colours = dict(zip(dict.fromkeys(frame.pair), sns.color_palette("deep")))
+    for ax, route in zip(axes[0], routes):
+        for pair, part in frame[frame.route == route].sort_values("file_mb").groupby("pair", sort=False):
+            low = (part.ratio - part.low).clip(lower=0).fillna(0)
+            high = (part.high - part.ratio).clip(lower=0).fillna(0)
+            ax.errorbar(part.file_mb, part.ratio, yerr=[low, high], marker="o", capsize=3, color=colours[pair], label=pair)
+        ax.axhline(1.0, color="#444", linewidth=1, linestyle="--")
+        ax.set(xscale="log", xlabel="MB per file (log)", title=f"route: {route}")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    axes[0][0].set(ylabel="update time ratio (×)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return _png(fig, layout=False)

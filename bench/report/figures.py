@@ -18,9 +18,9 @@ from bench.report import cadence
 from bench.report import locate as locate_mod
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
-from bench.results.contract import HOTFIX, MEMORY_NEEDED, Run
+from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Run
 from bench.results.reference import REFERENCE_DIR, Entry, backing
-from bench.results.schema import HotfixUpdate
+from bench.results.schema import FileSizeUpdate, HotfixUpdate
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
@@ -66,6 +66,58 @@ def hotfix_routes(run: Run) -> pd.DataFrame:
              "verdict": r.verdict}
             for r in sorted(ratios, key=lambda r: (r.cow, r.mor, ROUTES.index(r.route) if r.route in ROUTES else 9))]
     return pd.DataFrame(rows)
+
+
+def _cell(r: locate_mod.Ratio) -> str:
+    """A ratio with its interval; marked where its verdict is not merge-on-read's (the headline's usual answer)."""
+    if r.low is None or r.high is None:
+        return f"{r.ratio:.2f}x (one round: no interval)"
+    text, verdict = f"{r.ratio:.2f}x [{r.low:.2f}–{r.high:.2f}]", r.verdict
+    return text if verdict == "merge-on-read faster" else f"{text} ({verdict.replace(' at this scale', '')})"
+
+
+def hotfix_layouts(layouts: list[tuple[str, Run]]) -> pd.DataFrame:
+    """``hotfix_routes`` of one machine's tables side by side: a row per pair and route, a column per table measured
+    (the seeds' first), so the answer's dependence on the table's shape reads across one row."""
+    rows: dict[tuple[str, str, str], dict[str, str]] = {}
+    for label, run in layouts:
+        items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
+        for r in locate_mod.ratios(items, run.matrix):
+            rows.setdefault((r.cow, r.mor, r.route), {})[label] = _cell(r)
+    order = sorted(rows, key=lambda k: (k[0], k[1], ROUTES.index(k[2]) if k[2] in ROUTES else 9))
+    return pd.DataFrame([{"pair": f"{cow} ÷ {mor}", "route": route,
+                          **{label: rows[(cow, mor, route)].get(label, "–") for label, _ in layouts}}
+                         for cow, mor, route in order])
+
+
+def file_size_ratio_points(run: Run) -> pd.DataFrame:
+    """Copy-on-write ÷ merge-on-read at each file-size step, per route and layout, as numbers: ``pair``, ``route``,
+    ``layout`` (``2 of 4 files`` touched), ``file_mb``, ``ratio`` and its 95% interval ``low``/``high``."""
+    steps = {(r.param, r.config_id, r.route): r.view(FileSizeUpdate) for r in run.records(FILE_SIZE, "update", route=None)}
+    items = [x for x in locate_mod.located(run) if x.scenario == FILE_SIZE]
+    rows = []
+    for r in locate_mod.ratios(items, run.matrix):
+        step = steps[(r.param, r.cow, r.route)]
+        rows.append({"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "layout": f"{step.files_touched} of {step.files_total} files",
+                     "rows_per_file": step.rows_per_file, "file_mb": step.file_bytes_mean / 2**20,
+                     "ratio": r.ratio, "low": r.low, "high": r.high, "cell": _cell(r)})
+    return pd.DataFrame(rows)
+
+
+def file_size_ratios(run: Run) -> pd.DataFrame:
+    """``file_size_ratio_points`` as a table: a row per pair, route and layout, a column per file size."""
+    points = file_size_ratio_points(run)
+    if points.empty:
+        return points
+    # a step is its rows per file; each family's files of those rows differ a little in bytes (Hudi's meta columns)
+    mb = points.groupby("rows_per_file").file_mb.median()
+    points["size"] = points.rows_per_file.map(lambda rows: f"{rows:,} rows (~{mb[rows]:.2g} MB)")
+    sizes = [f"{rows:,} rows (~{mb[rows]:.2g} MB)" for rows in sorted(mb.index)]
+    wide = points.pivot_table(index=["pair", "route", "layout"], columns="size", values="cell", aggfunc="first")
+    wide = wide.reindex(columns=sizes).fillna("–").reset_index()
+    wide["order"] = wide.route.map(lambda route: ROUTES.index(route) if route in ROUTES else 9)
+    wide.columns.name = None
+    return wide.sort_values(["pair", "layout", "order"]).drop(columns="order")
 
 
 def hotfix_memory(run: Run) -> pd.DataFrame:
@@ -141,6 +193,8 @@ def summary_excerpt(run: Run) -> str:
 FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "summary-excerpt": ("What `make bench` prints: the payments hotfix, three of the configurations", summary_excerpt),
     "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
+    "file-size-ratios": ("The same scattered update on files that grow 4x per step: copy-on-write ÷ merge-on-read update "
+                         "time per locate route (median ratio [95% interval]; above 1 merge-on-read is faster)", file_size_ratios),
     "hotfix-memory": ("The payments hotfix: peak memory of the update per configuration and route", hotfix_memory),
     "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
     "cadence-checked": ("How often to compact, checked: the cost per write measured at the recommended cadence and its "
@@ -151,12 +205,40 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
 }
 
 
+# figures of one machine's runs across table layouts (never across machines): name -> (title, the figure whose runs
+# they read, the table from [(layout, run)])
+ACROSS_LAYOUTS: dict[str, tuple[str, str, Callable[[list[tuple[str, Run]]], pd.DataFrame]]] = {
+    "hotfix-headline": ("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route and table "
+                        "(median ratio [95% interval]; above 1 merge-on-read is faster)", "hotfix-routes", hotfix_layouts),
+}
+
+
+def _across_layouts(name: str, folder: Path) -> str:
+    title, source, make = ACROSS_LAYOUTS[name]
+    machines: dict[str, list[tuple[list[Entry], Run]]] = {}
+    for entries, run in _by_machine(source, folder):
+        machines.setdefault(entries[0].machine_label, []).append((entries, run))
+    if not machines:
+        return f"*{title}: no reference run backs this figure yet.*\n"
+    parts = []
+    for machine, groups in machines.items():
+        layouts = [(f"{run.scale}: {layout(run)}", run) for _, run in groups]
+        entries = [e for group, _ in groups for e in group]
+        runs = "; ".join(f"`{e.run_id}`" for e in entries)
+        parts.append(f"*{title}. On {machine}, {'; '.join(sorted({e.storage for e in entries}))}; runs {runs} "
+                     f"(each with its command in `results/reference/manifest.json`).*\n\n"
+                     f"{_markdown(make(layouts))}\n")
+    return "\n".join(parts)
+
+
 def render(name: str, folder: Path = REFERENCE_DIR) -> str:
     """The Markdown of figure ``name``: one table per machine, each with the runs it comes from.
 
     Raises:
         KeyError: no such figure.
     """
+    if name in ACROSS_LAYOUTS:
+        return _across_layouts(name, folder)
     title, make = FIGURES[name]
     groups = _by_machine(name, folder)
     if not groups:
@@ -183,7 +265,7 @@ def drift(paths: list[Path], folder: Path = REFERENCE_DIR) -> list[str]:
     for path in paths:
         text = path.read_text()
         for m in MARKER.finditer(text):
-            if m.group("name") not in FIGURES:
+            if m.group("name") not in FIGURES and m.group("name") not in ACROSS_LAYOUTS:
                 out.append(f"{path}: unknown figure {m.group('name')!r}")
             elif m.group("body") != render(m.group("name"), folder):
                 out.append(f"{path}: figure {m.group('name')} differs from the reference runs (run `make docs`)")

@@ -1,11 +1,12 @@
 """The findings page: the project's own answers, drawn from its reference runs (no JVM, seconds).
 
 ``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
-merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the seeds' claims
-beside what was measured on their own table; then the memory each configuration used and needs; then how often to
-compact, checked at the recommended cadence and its neighbours; then several writers (committed and failed against
-writers, the four claims); then the manifest (every run's id, command, commit, machine, storage, what it backs) and
-a full report per machine and scale. Runs of different machines are never merged into one ratio or fit.
+merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the same ratio along the
+file size; then the seeds' claims beside what was measured on their own table; then the memory each configuration used
+and needs; then how often to compact, checked at the recommended cadence and its neighbours; then several writers
+(committed and failed against writers, the four claims); then the manifest (every run's id, command, commit, machine,
+storage, what it backs) and a full report per machine and scale, and one per machine and scale over all its layouts.
+Runs of different machines are never merged into one ratio or fit.
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ import pandas as pd
 from bench.report import cadence, charts
 from bench.report import locate as locate_mod
 from bench.report.build import CSS, build_report
-from bench.report.figures import hotfix_memory, hotfix_routes, layout, memory_needed, seed_claim_points, seed_claims
+from bench.report.figures import (
+    file_size_ratio_points,
+    file_size_ratios,
+    hotfix_memory,
+    hotfix_routes,
+    layout,
+    memory_needed,
+    seed_claim_points,
+    seed_claims,
+)
 from bench.report.html_parts import img, note, table
 from bench.report.sections import writers
 from bench.results import load
@@ -39,7 +49,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     groups: dict[tuple[str, str, str], list] = {}
     for entry, run in pairs:
         groups.setdefault((entry.machine_label, run.scale, layout(run)), []).append((entry, run))
-    answers, claims, memory, compaction, several, links = [], [], [], [], [], []
+    answers, sizes, claims, memory, compaction, several, links = [], [], [], [], [], [], []
     for (machine, scale, shape), members in groups.items():
         name = _slug(f"{scale}-{shape}-{machine}")
         run = load.merge([r for _, r in members])
@@ -54,6 +64,12 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             answers.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
                 charts.ratio_bars(pd.DataFrame(chart), f"Payments hotfix, copy-on-write ÷ merge-on-read ({scale})"),
                 "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes))
+        steps = file_size_ratio_points(run)
+        if not steps.empty:
+            sizes.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + "".join(
+                img(charts.ratio_against_size(part, f"Copy-on-write ÷ merge-on-read against the file size ({touched} touched)"),
+                    "copy-on-write ÷ merge-on-read against the file size", out, f"sizes-{name}-{_slug(touched)}")
+                for touched, part in steps.groupby("layout")) + table(file_size_ratios(run)))
         points = seed_claim_points(run)
         if not points.empty:
             claims.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
@@ -72,6 +88,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
                           + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
         build_report([folder / e.run_id for e, _ in members], out / name)
         links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {ids}</li>')
+    links += _every_layout(groups, folder, out)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
             f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
             "<header><h1>cowmor: what the reference runs found</h1>"
@@ -83,27 +100,52 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             "<b>join</b> a MERGE from a keys table (no format prunes it), <b>pruned</b> literal keys, <b>index</b> "
             "Hudi's record index. A verdict whose interval holds 1 is too close to call.</p>"
             + ("".join(answers) or note("No reference run backs this answer yet.")) + "</section>"
-            "<section id=claims><h2>2. The seeds' claims at the seeds' own size</h2>"
+            "<section id=file-size><h2>2. Along the file size</h2><p>The same scattered update (a few rows, one in "
+            "each of some of the files) on files that grow 4x per step: copy-on-write rewrites every file a changed row "
+            "sits in, so its cost follows the file's bytes, while merge-on-read and deletion vectors write in proportion "
+            "to the rows. The ratio per route with its 95% interval.</p>"
+            + ("".join(sizes) or note("No reference run measured the file-size steps yet.")) + "</section>"
+            "<section id=claims><h2>3. The seeds' claims at the seeds' own size</h2>"
             "<p>The seeds reason about a table of 4,800 files of about 1.25 MB and 1,200 scattered rows: copy-on-write "
             "rewrites about 6 GB in 8 minutes, merge-on-read writes about 4 MB in 12 seconds. Each update measured on "
             "that table (the <code>seed</code> preset) beside the claim for its kind; every update changed exactly "
             "the rows it targeted (checked against the generated data). The seeds' other claims (80 ms more per read "
             "over 24 hours of changes; what several writers do) are not measured at this size by any reference run."
             "</p>" + ("".join(claims) or note("No reference run measured the seeds' table yet.")) + "</section>"
-            "<section id=memory><h2>3. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
-            + "</section><section id=compaction><h2>4. How often to compact</h2><p>The writes per compaction that "
+            "<section id=memory><h2>4. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
+            + "</section><section id=compaction><h2>5. How often to compact</h2><p>The writes per compaction that "
             "the degradation curve recommends for a workload's reads per write, checked by running the cycle at that "
             "cadence and its neighbours (scenarios/test_compaction_cadence.py): each one's measured cost per write "
             "beside the curve's, and the verdict.</p>"
             + ("".join(compaction) or note("No reference run checked a compaction cadence yet."))
-            + "</section><section id=writers><h2>5. Several writers</h2><p>Writers racing on one table with its table "
+            + "</section><section id=writers><h2>6. Several writers</h2><p>Writers racing on one table with its table "
             "service beside them (docs/several-writers.md): what committed and what failed against the number of "
             "writers, and the seeds' four claims decided on the causes of the failures.</p>"
             + ("".join(several) or note("No reference run raced several writers yet."))
-            + "</section><section id=runs><h2>6. The reference runs</h2>" + _manifest(pairs, folder)
+            + "</section><section id=runs><h2>7. The reference runs</h2>" + _manifest(pairs, folder)
             + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
     (out / "index.html").write_text(page)
     return out / "index.html"
+
+
+def _every_layout(groups: dict[tuple[str, str, str], list], folder: Path, out: Path) -> list[str]:
+    """One full report per machine and scale over all its layouts: the cost model can then tell an update's price per
+    partition touched from its price per file (one layout's files all sit in its one number of partitions per day)."""
+    layouts: dict[tuple[str, str], list] = {}
+    for (machine, scale, _), members in groups.items():
+        layouts.setdefault((machine, scale), []).append(members)
+    links = []
+    for (machine, scale), shapes in layouts.items():
+        if len(shapes) < 2:
+            continue
+        members = [m for shape in shapes for m in shape]
+        name = _slug(f"{scale}-every-layout-{machine}")
+        build_report([folder / e.run_id for e, _ in members], out / name)
+        ids = ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
+        links.append(f'<li><a href="{name}/index.html">scale <code>{html.escape(scale)}</code>, its {len(shapes)} '
+                     f"layouts together, {html.escape(machine)}</a>: the full report of runs {ids}, whose cost model "
+                     "prices the partitions an update touches beside its files</li>")
+    return links
 
 
 def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
