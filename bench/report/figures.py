@@ -16,6 +16,7 @@ import pandas as pd
 from bench.core.units import human_bytes
 from bench.report import cadence
 from bench.report import locate as locate_mod
+from bench.report.fitted import drivers_of, models
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Run
@@ -118,6 +119,26 @@ def file_size_ratios(run: Run) -> pd.DataFrame:
     wide["order"] = wide.route.map(lambda route: ROUTES.index(route) if route in ROUTES else 9)
     wide.columns.name = None
     return wide.sort_values(["pair", "layout", "order"]).drop(columns="order")
+
+
+def model_against_unseen(fitted_on: Run, measured: Run) -> pd.DataFrame:
+    """The cost model fitted on ``fitted_on`` (one machine's runs on smaller tables) predicting each hotfix update of
+    ``measured`` (a table the fit never saw): the 95% interval for one new measurement beside the measured median and
+    range, how far the table lies beyond the fitted points, and whether the two meet."""
+    rows = []
+    for r in sorted(measured.records(HOTFIX, "update", route=None), key=lambda r: (r.config_id, r.route)):
+        fitted, drivers = models(fitted_on, r.route).get(r.config_id), drivers_of(r)
+        if fitted is None or fitted.write is None or drivers is None:
+            continue
+        predicted, low, high = fitted.write.predict_new(drivers)
+        seconds = sorted(r.seconds)
+        rows.append({"configuration": r.config_id, "route": r.route,
+                     "predicted update s [95%]": f"{predicted:,.1f} [{low:,.1f}, {high:,.1f}]",
+                     "measured s, median [min, max]": f"{r.spread.median:,.1f} [{seconds[0]:,.1f}, {seconds[-1]:,.1f}]",
+                     "beyond the fitted points": f"{fitted.write.reach(drivers):,.0f}x",
+                     "check": "met" if low <= seconds[-1] and high >= seconds[0]
+                     else "MISSED: the interval does not meet the measurement"})
+    return pd.DataFrame(rows)
 
 
 def hotfix_memory(run: Run) -> pd.DataFrame:

@@ -22,12 +22,14 @@ from bench.report import cadence, charts
 from bench.report import locate as locate_mod
 from bench.report.build import CSS, build_report
 from bench.report.figures import (
+    SEED_SCALE,
     file_size_ratio_points,
     file_size_ratios,
     hotfix_memory,
     hotfix_routes,
     layout,
     memory_needed,
+    model_against_unseen,
     seed_claim_points,
     seed_claims,
 )
@@ -55,7 +57,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         run = load.merge([r for _, r in members])
         where = f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, " + html.escape(
             "; ".join(sorted({e.storage for e, _ in members})))
-        ids = ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
+        ids = _ids(members)
         routes = hotfix_routes(run)
         if not routes.empty:
             items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
@@ -89,6 +91,7 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         build_report([folder / e.run_id for e, _ in members], out / name)
         links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {ids}</li>')
     links += _every_layout(groups, folder, out)
+    claims += _model_at_the_seeds_size(groups)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
             f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
             "<header><h1>cowmor: what the reference runs found</h1>"
@@ -128,6 +131,10 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     return out / "index.html"
 
 
+def _ids(members: list) -> str:
+    return ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
+
+
 def _every_layout(groups: dict[tuple[str, str, str], list], folder: Path, out: Path) -> list[str]:
     """One full report per machine and scale over all its layouts: the cost model can then tell an update's price per
     partition touched from its price per file (one layout's files all sit in its one number of partitions per day)."""
@@ -141,11 +148,29 @@ def _every_layout(groups: dict[tuple[str, str, str], list], folder: Path, out: P
         members = [m for shape in shapes for m in shape]
         name = _slug(f"{scale}-every-layout-{machine}")
         build_report([folder / e.run_id for e, _ in members], out / name)
-        ids = ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
+        ids = _ids(members)
         links.append(f'<li><a href="{name}/index.html">scale <code>{html.escape(scale)}</code>, its {len(shapes)} '
                      f"layouts together, {html.escape(machine)}</a>: the full report of runs {ids}, whose cost model "
                      "prices the partitions an update touches beside its files</li>")
     return links
+
+
+def _model_at_the_seeds_size(groups: dict[tuple[str, str, str], list]) -> list[str]:
+    """Per machine, the cost model fitted on its runs at `small` (every layout) predicting its updates measured on the
+    seeds' table: a model checked against measurements it did not see."""
+    out = []
+    for machine in dict.fromkeys(m for m, _, _ in groups):
+        small = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == "small" for m in ms]
+        seed = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == SEED_SCALE for m in ms]
+        if not small or not seed:
+            continue
+        checked = model_against_unseen(load.merge([r for _, r in small]), load.merge([r for _, r in seed]))
+        if checked.empty:
+            continue
+        out.append(f"<h3>The cost model at the seeds' size, {html.escape(machine)}</h3><p>Fitted on runs {_ids(small)} "
+                   f"(scale <code>small</code>), predicting each update of runs {_ids(seed)} on the seeds' table, which "
+                   "the fit never saw: the interval is for one new measurement.</p>" + table(checked))
+    return out
 
 
 def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
