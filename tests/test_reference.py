@@ -143,3 +143,35 @@ def test_the_headline_sets_one_machines_tables_side_by_side_and_never_mixes_mach
     assert wide.loc[("delta-cow ÷ delta-dv", "join"), "seed"] == "–"
     text = figures.render("hotfix-headline")
     assert text.count("| pair | route |") == len({e.machine_label for e, _ in reference.backing("hotfix-routes")})
+
+
+def test_the_ratio_along_the_file_size_is_each_steps_own():
+    """A row per pair, route and layout, a column per step (rows per file), each cell the ratio of that step's two
+    medians; every pair measured on every route it has."""
+    from bench.results.contract import load_run
+
+    run = load_run(reference.REFERENCE_DIR / "file-size-small-routes-m1")
+    points = figures.file_size_ratio_points(run)
+    wide = figures.file_size_ratios(run).set_index(["pair", "route", "layout"])
+    assert len(wide.columns) == points.rows_per_file.nunique() >= 2
+    assert set(wide.index.get_level_values("route")) == {"join", "pruned", "index"}
+    for p in points.itertuples():
+        column = next(c for c in wide.columns if c.startswith(f"{p.rows_per_file:,} rows"))
+        assert wide.loc[(p.pair, p.route, p.layout), column].startswith(f"{p.ratio:.2f}x")
+        assert p.low is None or p.low <= p.ratio <= p.high
+
+
+def test_the_model_is_checked_on_the_seeds_table_it_never_saw():
+    """Fitted on one machine's `small` runs (file-size steps and the hotfix on two layouts), it predicts the updates
+    measured on the seeds' table: a row per update measured there, its reach beyond the fitted points far above 1."""
+    from bench.results import load
+    from bench.results.contract import load_run
+
+    small = load.merge([load_run(reference.REFERENCE_DIR / name) for name in
+                        ("file-size-small-routes-m1", "hotfix-small-routes-d8x45-m1", "hotfix-small-routes-d30x12-m1")])
+    seed = load_run(reference.REFERENCE_DIR / "hotfix-seed-iceberg-pruned-m1")
+    checked = figures.model_against_unseen(small, seed).set_index("configuration")
+    assert list(checked.index) == ["iceberg-cow", "iceberg-mor"] and (checked.route == "pruned").all()
+    assert all(float(reach.rstrip("x").replace(",", "")) > 10 for reach in checked["beyond the fitted points"])
+    assert checked.check.isin(["met", "MISSED: the interval does not meet the measurement"]).all()
+    assert figures.model_against_unseen(seed, seed).empty  # no file-size steps there: nothing to fit

@@ -125,9 +125,11 @@ def model_against_unseen(fitted_on: Run, measured: Run) -> pd.DataFrame:
     """The cost model fitted on ``fitted_on`` (one machine's runs on smaller tables) predicting each hotfix update of
     ``measured`` (a table the fit never saw): the 95% interval for one new measurement beside the measured median and
     range, how far the table lies beyond the fitted points, and whether the two meet."""
-    rows = []
+    rows, by_route = [], {}
     for r in sorted(measured.records(HOTFIX, "update", route=None), key=lambda r: (r.config_id, r.route)):
-        fitted, drivers = models(fitted_on, r.route).get(r.config_id), drivers_of(r)
+        if r.route not in by_route:
+            by_route[r.route] = models(fitted_on, r.route)
+        fitted, drivers = by_route[r.route].get(r.config_id), drivers_of(r)
         if fitted is None or fitted.write is None or drivers is None:
             continue
         predicted, low, high = fitted.write.predict_new(drivers)

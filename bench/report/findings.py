@@ -36,7 +36,7 @@ from bench.report.figures import (
 from bench.report.html_parts import img, note, table
 from bench.report.sections import writers
 from bench.results import load
-from bench.results.contract import HOTFIX
+from bench.results.contract import FILE_SIZE, HOTFIX
 from bench.results.reference import REFERENCE_DIR, runs
 
 
@@ -160,8 +160,10 @@ def _model_at_the_seeds_size(groups: dict[tuple[str, str, str], list]) -> list[s
     seeds' table: a model checked against measurements it did not see."""
     out = []
     for machine in dict.fromkeys(m for m, _, _ in groups):
-        small = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == "small" for m in ms]
-        seed = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == SEED_SCALE for m in ms]
+        small = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == "small" for m in ms
+                 if m[1].records(FILE_SIZE, "update", route=None) or m[1].records(HOTFIX, "update", route=None)]
+        seed = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == SEED_SCALE for m in ms
+                if m[1].records(HOTFIX, "update", route=None)]
         if not small or not seed:
             continue
         checked = model_against_unseen(load.merge([r for _, r in small]), load.merge([r for _, r in seed]))
