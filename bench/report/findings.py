@@ -52,7 +52,8 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     for entry, run in pairs:
         groups.setdefault((entry.machine_label, run.scale, layout(run)), []).append((entry, run))
     answers, sizes, claims, memory, compaction, several, links = [], [], [], [], [], [], []
-    for (machine, scale, shape), members in groups.items():
+    # the seeds' own size first: the question's table
+    for (machine, scale, shape), members in sorted(groups.items(), key=lambda g: g[0][1] != SEED_SCALE):
         name = _slug(f"{scale}-{shape}-{machine}")
         run = load.merge([r for _, r in members])
         where = f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, " + html.escape(
