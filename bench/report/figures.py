@@ -58,15 +58,26 @@ def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
     return sorted(merged, key=lambda g: g[1].scale != SEED_SCALE)  # the seeds' own size first: the question's table
 
 
+def route_order(route: str) -> int:
+    return ROUTES.index(route) if route in ROUTES else len(ROUTES)
+
+
+def scenario_ratios(run: Run, scenario: str) -> list[locate_mod.Ratio]:
+    """Copy-on-write ÷ merge-on-read (and ÷ deletion vectors) of one scenario's updates, per pair, step and route."""
+    return locate_mod.ratios([x for x in locate_mod.located(run) if x.scenario == scenario], run.matrix)
+
+
+def routes_table(ratios: list[locate_mod.Ratio]) -> pd.DataFrame:
+    """Ratios as a table, by pair and route: the ratio with its 95% interval, the verdict."""
+    return pd.DataFrame([{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route,
+                          "update time ratio [95% CI]": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
+                          "verdict": r.verdict}
+                         for r in sorted(ratios, key=lambda r: (r.cow, r.mor, route_order(r.route)))])
+
+
 def hotfix_routes(run: Run) -> pd.DataFrame:
     """Copy-on-write ÷ merge-on-read (and ÷ deletion vectors) per family and route, with the 95% interval."""
-    items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
-    ratios = locate_mod.ratios(items, run.matrix)
-    rows = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route,
-             "update time ratio [95% CI]": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
-             "verdict": r.verdict}
-            for r in sorted(ratios, key=lambda r: (r.cow, r.mor, ROUTES.index(r.route) if r.route in ROUTES else 9))]
-    return pd.DataFrame(rows)
+    return routes_table(scenario_ratios(run, HOTFIX))
 
 
 def _cell(r: locate_mod.Ratio) -> str:
@@ -82,10 +93,9 @@ def hotfix_layouts(layouts: list[tuple[str, Run]]) -> pd.DataFrame:
     (the seeds' first), so the answer's dependence on the table's shape reads across one row."""
     rows: dict[tuple[str, str, str], dict[str, str]] = {}
     for label, run in layouts:
-        items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
-        for r in locate_mod.ratios(items, run.matrix):
+        for r in scenario_ratios(run, HOTFIX):
             rows.setdefault((r.cow, r.mor, r.route), {})[label] = _cell(r)
-    order = sorted(rows, key=lambda k: (k[0], k[1], ROUTES.index(k[2]) if k[2] in ROUTES else 9))
+    order = sorted(rows, key=lambda k: (k[0], k[1], route_order(k[2])))
     return pd.DataFrame([{"pair": f"{cow} ÷ {mor}", "route": route,
                           **{label: rows[(cow, mor, route)].get(label, "–") for label, _ in layouts}}
                          for cow, mor, route in order])
@@ -95,9 +105,8 @@ def file_size_ratio_points(run: Run) -> pd.DataFrame:
     """Copy-on-write ÷ merge-on-read at each file-size step, per route and layout, as numbers: ``pair``, ``route``,
     ``layout`` (``2 of 4 files`` touched), ``file_mb``, ``ratio`` and its 95% interval ``low``/``high``."""
     steps = {(r.param, r.config_id, r.route): r.view(FileSizeUpdate) for r in run.records(FILE_SIZE, "update", route=None)}
-    items = [x for x in locate_mod.located(run) if x.scenario == FILE_SIZE]
     rows = []
-    for r in locate_mod.ratios(items, run.matrix):
+    for r in scenario_ratios(run, FILE_SIZE):
         step = steps[(r.param, r.cow, r.route)]
         rows.append({"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "layout": f"{step.files_touched} of {step.files_total} files",
                      "rows_per_file": step.rows_per_file, "file_mb": step.file_bytes_mean / 2**20,
@@ -106,8 +115,11 @@ def file_size_ratio_points(run: Run) -> pd.DataFrame:
 
 
 def file_size_ratios(run: Run) -> pd.DataFrame:
+    return size_table(file_size_ratio_points(run))
+
+
+def size_table(points: pd.DataFrame) -> pd.DataFrame:
     """``file_size_ratio_points`` as a table: a row per pair, route and layout, a column per file size."""
-    points = file_size_ratio_points(run)
     if points.empty:
         return points
     # a step is its rows per file; each family's files of those rows differ a little in bytes (Hudi's meta columns)
@@ -116,7 +128,7 @@ def file_size_ratios(run: Run) -> pd.DataFrame:
     sizes = [f"{rows:,} rows (~{mb[rows]:.2g} MB)" for rows in sorted(mb.index)]
     wide = points.pivot_table(index=["pair", "route", "layout"], columns="size", values="cell", aggfunc="first")
     wide = wide.reindex(columns=sizes).fillna("–").reset_index()
-    wide["order"] = wide.route.map(lambda route: ROUTES.index(route) if route in ROUTES else 9)
+    wide["order"] = wide.route.map(route_order)
     wide.columns.name = None
     return wide.sort_values(["pair", "layout", "order"]).drop(columns="order")
 

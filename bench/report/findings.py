@@ -19,19 +19,19 @@ from pathlib import Path
 import pandas as pd
 
 from bench.report import cadence, charts
-from bench.report import locate as locate_mod
 from bench.report.build import CSS, build_report
 from bench.report.figures import (
     SEED_SCALE,
     file_size_ratio_points,
-    file_size_ratios,
     hotfix_memory,
-    hotfix_routes,
     layout,
     memory_needed,
     model_against_unseen,
+    routes_table,
+    scenario_ratios,
     seed_claim_points,
     seed_claims,
+    size_table,
 )
 from bench.report.html_parts import img, note, table
 from bench.report.sections import writers
@@ -59,20 +59,19 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         where = f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, " + html.escape(
             "; ".join(sorted({e.storage for e, _ in members})))
         ids = _ids(members)
-        routes = hotfix_routes(run)
-        if not routes.empty:
-            items = [x for x in locate_mod.located(run) if x.scenario == HOTFIX]
+        ratios = scenario_ratios(run, HOTFIX)
+        if ratios:
             chart = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "ratio": r.ratio, "low": r.low, "high": r.high}
-                     for r in locate_mod.ratios(items, run.matrix)]
+                     for r in ratios]
             answers.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
                 charts.ratio_bars(pd.DataFrame(chart), f"Payments hotfix, copy-on-write ÷ merge-on-read ({scale})"),
-                "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes))
+                "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes_table(ratios)))
         steps = file_size_ratio_points(run)
         if not steps.empty:
             sizes.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + "".join(
                 img(charts.ratio_against_size(part, f"Copy-on-write ÷ merge-on-read against the file size ({touched} touched)"),
                     "copy-on-write ÷ merge-on-read against the file size", out, f"sizes-{name}-{_slug(touched)}")
-                for touched, part in steps.groupby("layout")) + table(file_size_ratios(run)))
+                for touched, part in steps.groupby("layout")) + table(size_table(steps)))
         points = seed_claim_points(run)
         if not points.empty:
             claims.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
@@ -91,8 +90,11 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
                           + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
         build_report([folder / e.run_id for e, _ in members], out / name)
         links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {ids}</li>')
-    links += _every_layout(groups, folder, out)
-    claims += _model_at_the_seeds_size(groups)
+    layouts: dict[tuple[str, str], list] = {}  # (machine, scale) -> its layouts' members
+    for (machine, scale, _), members in groups.items():
+        layouts.setdefault((machine, scale), []).append(members)
+    links += _every_layout(layouts, folder, out)
+    claims += _model_at_the_seeds_size(layouts)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
             f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
             "<header><h1>cowmor: what the reference runs found</h1>"
@@ -136,12 +138,9 @@ def _ids(members: list) -> str:
     return ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
 
 
-def _every_layout(groups: dict[tuple[str, str, str], list], folder: Path, out: Path) -> list[str]:
+def _every_layout(layouts: dict[tuple[str, str], list], folder: Path, out: Path) -> list[str]:
     """One full report per machine and scale over all its layouts: the cost model can then tell an update's price per
     partition touched from its price per file (one layout's files all sit in its one number of partitions per day)."""
-    layouts: dict[tuple[str, str], list] = {}
-    for (machine, scale, _), members in groups.items():
-        layouts.setdefault((machine, scale), []).append(members)
     links = []
     for (machine, scale), shapes in layouts.items():
         if len(shapes) < 2:
@@ -149,22 +148,22 @@ def _every_layout(groups: dict[tuple[str, str, str], list], folder: Path, out: P
         members = [m for shape in shapes for m in shape]
         name = _slug(f"{scale}-every-layout-{machine}")
         build_report([folder / e.run_id for e, _ in members], out / name)
-        ids = _ids(members)
         links.append(f'<li><a href="{name}/index.html">scale <code>{html.escape(scale)}</code>, its {len(shapes)} '
-                     f"layouts together, {html.escape(machine)}</a>: the full report of runs {ids}, whose cost model "
-                     "prices the partitions an update touches beside its files</li>")
+                     f"layouts together, {html.escape(machine)}</a>: the full report of runs {_ids(members)}, whose cost "
+                     "model prices the partitions an update touches beside its files</li>")
     return links
 
 
-def _model_at_the_seeds_size(groups: dict[tuple[str, str, str], list]) -> list[str]:
+def _model_at_the_seeds_size(layouts: dict[tuple[str, str], list]) -> list[str]:
     """Per machine, the cost model fitted on its runs at `small` (every layout) predicting its updates measured on the
     seeds' table: a model checked against measurements it did not see."""
+    def updating(machine: str, scale: str, scenarios: tuple[str, ...]) -> list:
+        return [m for shape in layouts.get((machine, scale), []) for m in shape
+                if any(m[1].records(s, "update", route=None) for s in scenarios)]
+
     out = []
-    for machine in dict.fromkeys(m for m, _, _ in groups):
-        small = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == "small" for m in ms
-                 if m[1].records(FILE_SIZE, "update", route=None) or m[1].records(HOTFIX, "update", route=None)]
-        seed = [m for (mm, scale, _), ms in groups.items() if mm == machine and scale == SEED_SCALE for m in ms
-                if m[1].records(HOTFIX, "update", route=None)]
+    for machine in dict.fromkeys(m for m, _ in layouts):
+        small, seed = updating(machine, "small", (FILE_SIZE, HOTFIX)), updating(machine, SEED_SCALE, (HOTFIX,))
         if not small or not seed:
             continue
         checked = model_against_unseen(load.merge([r for _, r in small]), load.merge([r for _, r in seed]))
