@@ -72,7 +72,7 @@ cluster-test: java
 report: $(STAMP)
 	$(BIN)/python -m bench report $(RUNS)
 
-## the project's own answers: the findings page from the reference runs in results/reference (no JVM, seconds)
+## the project's own answers: the findings page from the reference runs in results/reference (no JVM; about a minute on 2 cores)
 findings: $(STAMP)
 	$(BIN)/python -m bench findings
 

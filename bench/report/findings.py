@@ -1,4 +1,5 @@
-"""The findings page: the project's own answers, drawn from its reference runs (no JVM, seconds).
+"""The findings page: the project's own answers, drawn from its reference runs (no JVM; about a minute on 2 cores,
+most of it the full report per machine and scale).
 
 ``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
 merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the same ratio along the
