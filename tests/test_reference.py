@@ -59,6 +59,19 @@ def test_a_run_folder_without_a_manifest_line_fails_the_check(planted):
     assert any("no manifest line" in p for p in reference.check(folder))
 
 
+def test_a_run_that_backs_no_figure_fails_the_check_and_a_retired_run_leaves_the_set(planted):
+    folder, first = planted
+    manifest = folder / reference.MANIFEST
+    lines = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps([line | {"backs": []} for line in lines]))
+    assert any("backs no figure" in p for p in reference.check(folder))
+    assert reference.retire(first.run_id, folder).run_id == first.run_id
+    assert reference.check(folder) == [] and reference.load_manifest(folder) == []
+    assert not (folder / first.run_id).exists()
+    with pytest.raises(BadRecord, match="not in"):
+        reference.retire(first.run_id, folder)
+
+
 def test_a_figure_typed_by_hand_into_a_doc_fails_the_drift_check(planted, tmp_path):
     folder, first = planted
     name = first.backs[0]

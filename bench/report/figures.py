@@ -17,6 +17,7 @@ from bench.core.units import human_bytes
 from bench.report import cadence
 from bench.report import locate as locate_mod
 from bench.report.fitted import drivers_of, models
+from bench.report.sections import writers
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Run
@@ -204,6 +205,30 @@ def cadence_checked(run: Run) -> pd.DataFrame:
     return cadence.checked_table(cadence.checks(run))
 
 
+WRITERS_GRID_COLUMNS = {
+    "configuration": "configuration", "control": "control", "set-up": "set-up", "writers": "writers",
+    "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
+    "failed attempts by kind": "failed attempts by kind", "retries": "retries",
+    "lock wait per commit, median / max (s)": "lock wait per commit, median / max (s)",
+    "rows/s per race, median [95% CI]": "committed rows/s, median [95% CI]", "invariants": "invariants",
+    "engines checked": "checked on"}
+
+
+def writers_grid(run: Run) -> pd.DataFrame:
+    """Every point of the several writers' grid: what committed, what failed and why, what the lock cost, the
+    throughput over the races, and whether every invariant held on the engines that read the table."""
+    frame = writers.races(run)
+    if frame.empty:
+        return frame
+    frame = frame.sort_values(["configuration", "control", "set-up", "overlap", "writers"])
+    return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
+
+
+def writers_claims(run: Run) -> pd.DataFrame:
+    """The seeds' four concurrency claims, each decided on the failure kinds that bear on it, the evidence beside it."""
+    return pd.DataFrame(writers.claims(run))[["claim", "verdict", "measured"]]
+
+
 EXCERPT_CONFIGS = ("iceberg-cow", "iceberg-mor", "delta-cow")
 
 
@@ -234,6 +259,9 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
     "cadence-checked": ("How often to compact, checked: the cost per write measured at the recommended cadence and its "
                         "neighbours, beside the degradation curve's", cadence_checked),
+    "writers-grid": ("Several writers racing on one table beside its table service, per configuration, set-up, overlap "
+                     "and writer count", writers_grid),
+    "writers-claims": ("The seeds' four concurrency claims, decided on the causes of the failed attempts", writers_claims),
     "memory-many-files-per-task": ("Deletion vectors against position deletes on an update that touches many files per task "
                                    "(the shape of apache/iceberg #17209): the smallest driver memory that completed it",
                                    memory_needed),

@@ -5,6 +5,7 @@ Never imports pyspark: the report reads only result files.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -141,8 +142,8 @@ def merge(runs: list[Run]) -> Run:
     outcomes: dict[str, dict] = {}
     for run in runs:
         for b in [*run.cowmor.get("other_layouts", []), *run.benchmarks]:  # a run's own record wins over what it held aside
-            benchmarks[b.get("fullname") or b["name"]] = b
-            layouts[(b.get("fullname") or b["name"], table_layout(b))] = b
+            benchmarks[identity(b)] = b
+            layouts[(identity(b), table_layout(b))] = b
         for o in run.outcomes:
             outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
     newest = runs[-1]
@@ -155,6 +156,15 @@ def merge(runs: list[Run]) -> Run:
             "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
                        "outcomes": list(outcomes.values()), "other_layouts": others}}
     return Run(newest.path, data, partial=any(r.partial for r in runs))
+
+
+def identity(benchmark: dict) -> str:
+    """What one benchmark measured: its test id, and where it records one, the set-up it ran under (several writers'
+    realistic set-up, the stress variant, a control): the same test under another set-up is another answer, kept
+    beside it in a merge, never replaced by it."""
+    name = benchmark.get("fullname") or benchmark["name"]
+    setup = ((benchmark.get("extra_info") or {}).get("coordination") or {}).get("setup")
+    return f"{name} {json.dumps(setup, sort_keys=True)}" if setup else name
 
 
 def table_layout(benchmark: dict) -> str:

@@ -106,6 +106,21 @@ def add(run_dir: Path, backs: list[str], folder: Path = REFERENCE_DIR, command: 
     return entry
 
 
+def retire(run_id: str, folder: Path = REFERENCE_DIR) -> Entry:
+    """Take a run out of the set once a newer run backs its figures (git history keeps it, and its manifest line).
+
+    Raises:
+        BadRecord: no such run in the set.
+    """
+    entries = load_manifest(folder)
+    gone = next((e for e in entries if e.run_id == run_id), None)
+    if gone is None:
+        raise BadRecord(f"{run_id}: not in {folder}")
+    shutil.rmtree(folder / run_id, ignore_errors=True)
+    _write_manifest(folder, [e for e in entries if e is not gone])
+    return gone
+
+
 def runs(folder: Path = REFERENCE_DIR) -> list[tuple[Entry, Run]]:
     """Every reference run with its manifest line, in the manifest's order."""
     return [(e, load_run(folder / e.run_id)) for e in load_manifest(folder)]
@@ -125,6 +140,8 @@ def check(folder: Path = REFERENCE_DIR) -> list[str]:
     problems += [f"{folder / name}: a run folder with no manifest line" for name in sorted(present - listed)]
     for e in entries:
         run_dir = folder / e.run_id
+        if not e.backs:
+            problems.append(f"{e.run_id}: backs no figure (a run in the set is evidence for one; retire it)")
         if not run_dir.is_dir():
             problems.append(f"{e.run_id}: in the manifest, not in {folder}")
             continue

@@ -196,6 +196,30 @@ def test_the_hotfix_on_another_layout_is_another_point_when_runs_are_merged(tmp_
                   if r.config_id == "iceberg-cow") == [(8, 2.0), (90, 6.0)]
 
 
+def test_the_same_race_under_another_set_up_is_kept_beside_it_when_runs_are_merged(tmp_path):
+    """Several writers' realistic set-up, its stress variant and a control run the same test ids: a merge of their runs
+    keeps each set-up's record (the findings page merges a machine's runs), and the same set-up again replaces it."""
+    import json
+
+    from bench.results.contract import load_run
+    from bench.results.load import merge
+    from tests.constructed import write_run
+
+    def run(run_id: str, setup: str, speed: float):
+        path = write_run(tmp_path, run_id, operations=("update",), speed=speed)
+        data = json.loads((path / "benchmark.json").read_text())
+        for b in data["benchmarks"]:
+            b["extra_info"]["coordination"] = {"setup": {"name": setup, "service": setup != "control"}}
+        (path / "benchmark.json").write_text(json.dumps(data))
+        return load_run(path)
+
+    merged = merge([run("realistic", "realistic", 1.0), run("stress", "stress", 2.0), run("control", "control", 3.0),
+                    run("realistic-again", "realistic", 4.0)])
+    kept = sorted((r.config_id, r["coordination"]["setup"]["name"], r.seconds[0])
+                  for r in merged.records("payments_hotfix", "update") if r.config_id == "iceberg-cow")
+    assert kept == [("iceberg-cow", "control", 6.0), ("iceberg-cow", "realistic", 8.0), ("iceberg-cow", "stress", 4.0)]
+
+
 def test_file_size_steps_on_another_route_only_say_what_is_missing(tmp_path):
     """A run whose file-size steps all took literal keys is not told it has no steps: it is told it lacks the join's."""
     from pathlib import Path

@@ -215,3 +215,18 @@ def test_the_findings_chart_draws_committed_and_failed_against_writers_where_mor
     frame = writers.races(_run(*(_race("iceberg-mor", "default", "processes", n - 1, [], writers_n=n) for n in (1, 2, 4, 8))))
     assert "committed batches and failed attempts against writers" in _writers(frame, tmp_path, "x")
     assert (tmp_path / "charts" / "writers-x.png").stat().st_size > 0
+
+
+def test_the_grid_figure_gives_one_row_per_point_with_its_failures_by_kind_and_the_claims_their_verdicts():
+    from bench.report import figures
+
+    run = _run(_race("iceberg-mor", "default", "processes", 0, [], writers_n=1),
+               _race("iceberg-mor", "default", "processes", 3, ["key 7: 2 increments for 1 batch"], writers_n=2,
+                     kinds={failures.WRITE_CONFLICT: 2, failures.TABLE_SERVICE: 1}))
+    grid = figures.writers_grid(run)
+    assert list(grid["writers"]) == [1, 2] and list(grid["invariants"]) == ["hold", "1 violated"]
+    assert grid.loc[1, "failed attempts by kind"] == "write conflict x2; table service x1"
+    assert grid.loc[1, "batches committed"] == 3 and grid.loc[1, "of"] == 4
+    claims = figures.writers_claims(run)
+    assert list(claims.columns) == ["claim", "verdict", "measured"] and len(claims) == 4
+    assert figures.writers_grid(_run()).empty
