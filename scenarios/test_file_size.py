@@ -27,7 +27,7 @@ from bench.core.ledger import DATA, LEDGER
 from bench.core.storage import Files
 from bench.formats.base import JOIN
 from bench.measure.rounds import Observation, timed
-from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, generate_payments
+from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE, PaymentsData, generate_payments
 from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
 from bench.workload.scales import PRESETS, Scale
 
@@ -61,15 +61,12 @@ WEIGHT = lambda params: 1 + 4 ** params["size_step"] / 32  # noqa: E731
 
 
 @functools.lru_cache(maxsize=16)
-def _expected(path: str, last_day, lookup_id: int, keys: tuple[int, ...]):
-    """The dashboards' answers before and after the update, from pandas on the generated files (kept per step: every configuration reads the same)."""
-    import pyarrow.parquet as pq
-
-    queries = payments_queries(last_day, lookup_id=lookup_id)
-    root = Files.of(path)
-    files = sorted(p.path for p in root.iterdir() if p.name.startswith("part-"))
-    parts = (pq.read_table(files[i:i + 8], columns=PAYMENTS_FRAME_COLUMNS, filesystem=root.fs) for i in range(0, len(files), 8))
-    frame = payments_frame(parts, keep=[*keys, lookup_id])
+def _expected(data: PaymentsData, lookup_id: int, keys: tuple[int, ...]):
+    """The dashboards' answers before and after the update, from pandas on the generated files, read a part at a time
+    (the largest step's 8.6 million rows would otherwise sit in Arrow and pandas at once); kept per step: every
+    configuration reads the same."""
+    queries = payments_queries(data.last_day, lookup_id=lookup_id)
+    frame = payments_frame(data.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=[*keys, lookup_id])
     before = {q.name: q.expected(frame) for q in queries}
     frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS
     return queries, before, {q.name: q.expected(frame) for q in queries}
@@ -85,7 +82,7 @@ def test_file_size(benchmark, lab, cowmor, config_id, size_step, route, progress
     step = max(1, scale.file_size_files // scale.file_size_touched)
     touched = list(range(0, scale.file_size_files, step))[: scale.file_size_touched]
     keys = [TXN_ID_BASE + f * per_file + per_file // 2 for f in touched]  # one row in the middle of each touched file
-    queries, before, after = _expected(data.path, data.last_day, keys[0], tuple(keys))
+    queries, before, after = _expected(data, keys[0], tuple(keys))
     name = f"filesize_{size_step}"
     label = f"{config_id} ({route}) {file_bytes / 2**20:.2f} MB files ({len(keys)} rows in {len(touched)} of {len(data.files)} files)"
 

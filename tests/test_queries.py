@@ -33,7 +33,7 @@ def test_the_frame_read_part_by_part_is_the_frame_read_whole_and_answers_the_sam
 
     data = generate_payments(tmp_path, days=3, files_per_day=2, rows_per_file=500, seed=7, progress=None)
     whole = payments_frame(data.read(PAYMENTS_FRAME_COLUMNS))
-    parts = payments_frame(data.read_in_parts(PAYMENTS_FRAME_COLUMNS, files_per_part=4))
+    parts = payments_frame(data.read_in_parts(PAYMENTS_FRAME_COLUMNS, rows_per_part=1100))
     pd.testing.assert_frame_equal(whole, parts)
     totals = {x.name: x for x in payments_queries(data.last_day, lookup_id=int(whole.txn_id[0]))}["status_totals"]
     naive = whole.groupby("status").agg(n=("txn_id", "size"), cents=("amount_cents", "sum"),
@@ -52,7 +52,7 @@ def test_a_frame_folded_around_the_changed_keys_answers_every_dashboard_as_the_w
     keys = data.hotfix_keys(40)
     lookups = [keys[0], keys[-1], keys[0] + 1]  # a key the update does not change, looked up too
     whole = payments_frame(data.read(PAYMENTS_FRAME_COLUMNS))
-    folded = payments_frame(data.read_in_parts(PAYMENTS_FRAME_COLUMNS, files_per_part=5), keep=[*keys, *lookups])
+    folded = payments_frame(data.read_in_parts(PAYMENTS_FRAME_COLUMNS, rows_per_part=3000), keep=[*keys, *lookups])
     assert len(folded) < len(whole) / 2
     queries = [*payments_queries(data.last_day, lookup_id=keys[0]), *settlement_queries(lookups)]
     for frame in (whole, folded):
