@@ -215,7 +215,7 @@ def test_every_reference_record_reads_as_its_typed_class_with_its_nested_parts()
             seen.add(kind)
     assert {schema.HotfixUpdate, schema.MemorySearch} <= seen
     with pytest.raises(TypeError, match="is not a MemorySearch"):
-        next(iter(load_run(reference / "hotfix-small-routes-m1").records(HOTFIX))).view(schema.MemorySearch)
+        next(iter(load_run(reference / "hotfix-small-routes-m2").records(HOTFIX))).view(schema.MemorySearch)
 
 
 def test_a_record_that_lacks_a_field_recorded_since_reads_with_its_default():

@@ -117,7 +117,7 @@ def test_the_seeds_claims_sit_beside_each_update_measured_on_their_table():
     points = figures.seed_claim_points(seed).set_index("config_id")
     assert claims.loc["iceberg-cow", "÷ the claim's time"] == f"{points.loc['iceberg-cow', 'median'] / 480:.2f}x"
     assert (claims["rows changed (checked)"] == "1,200 of 1,200").all()
-    assert figures.seed_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m1")).empty
+    assert figures.seed_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m2")).empty
 
 
 def test_the_layouts_of_one_machine_and_scale_are_also_reported_together(tmp_path):
