@@ -205,6 +205,7 @@ def cadence_checked(run: Run) -> pd.DataFrame:
     return cadence.checked_table(cadence.checks(run))
 
 
+OVERLAP_ORDER = ("disjoint_files", "shared_files", "same_keys")  # the least contention first (bench.workload.contention)
 WRITERS_GRID_COLUMNS = {
     "configuration": "configuration", "control": "control", "set-up": "set-up", "writers": "writers",
     "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
@@ -220,7 +221,9 @@ def writers_grid(run: Run) -> pd.DataFrame:
     frame = writers.races(run)
     if frame.empty:
         return frame
-    frame = frame.sort_values(["configuration", "control", "set-up", "overlap", "writers"])
+    overlap = pd.Categorical(frame["overlap"], [o for o in OVERLAP_ORDER if o in set(frame["overlap"])]
+                             + sorted(set(frame["overlap"]) - set(OVERLAP_ORDER)))
+    frame = frame.assign(order=overlap).sort_values(["configuration", "control", "set-up", "order", "writers"])
     return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
 
 
