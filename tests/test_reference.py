@@ -104,6 +104,17 @@ def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, 
     assert list((tmp_path / "findings" / "charts").glob("ratios-*.png")) and list((tmp_path / "findings").glob("*/index.html"))
 
 
+def test_two_machines_tables_of_one_layout_get_files_of_their_own():
+    """The findings page writes a report and charts per (machine, scale, layout): a name cut for length must still
+    tell two machines apart, or one machine's report overwrites the other's."""
+    from bench.report.findings import _slug
+
+    shape = "small-90 days x 4 files x 5,000 rows, 120 changed-2 cores, 24 GB, "
+    intel, amd = _slug(shape + "Intel(R) Xeon(R) Processor"), _slug(shape + "AMD EPYC")
+    assert intel != amd and max(len(intel), len(amd)) <= 60
+    assert _slug("small-8 days") == "small-8-days"
+
+
 def test_the_seeds_claims_sit_beside_each_update_measured_on_their_table():
     """From the reference run at the seeds' size: one row per configuration and route, the claim of its kind, the time
     as a multiple of the claim's; a run at another scale has no row (its table is not the seeds')."""

@@ -13,6 +13,7 @@ Runs of different machines are never merged into one ratio or fit.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import html
 import re
 from pathlib import Path
@@ -42,7 +43,10 @@ from bench.results.reference import REFERENCE_DIR, runs
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+    """A file name for a group: readable, short, and never the same for two groups (two machines' tables of one
+    layout differ only past the cut, so a cut name carries a digest of the whole)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug if len(slug) <= 60 else f"{slug[:51].rstrip('-')}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
 def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findings")) -> Path:
