@@ -291,6 +291,43 @@ def test_a_run_stopped_by_a_signal_keeps_what_it_measured_and_says_so(name, tmp_
     assert run.why_partial == f"stopped by {name} before it finished"
 
 
+SWALLOWED_RUN = """
+import os, signal
+
+def test_measured(benchmark):
+    benchmark(sum, [1, 2, 3])
+
+def test_a_library_turns_the_interrupt_into_its_own_error(benchmark):
+    def call():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            raise RuntimeError("An error occurred while calling o622.save") from None
+    benchmark.pedantic(call, rounds=1, iterations=1)
+
+def test_never_reached(benchmark):
+    benchmark(sum, [4])
+"""
+
+
+def test_ctrl_c_during_a_jvm_call_ends_the_run_though_the_library_raised_its_own_error(tmp_path):
+    """py4j turns Ctrl-C during a Spark call into a ``Py4JError``: pytest sees a failed test and would go on to the
+    next; the run stops after it instead, marked interrupted."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_swallowed.py").write_text(SWALLOWED_RUN)
+    done = subprocess.run([sys.executable, "-m", "pytest", str(tmp_path / "test_swallowed.py"), "-p", "bench.run.plugin",
+                           "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "--run-id", "swallowed",
+                           "--results-dir", str(tmp_path / "results"), "--warehouse", str(tmp_path / "ws"),
+                           "--formats", "iceberg", "--engines", "spark"],
+                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]  # pytest's "interrupted"
+    assert "test_never_reached" not in done.stdout and "stopped by SIGINT" in done.stdout
+    run = load_run(tmp_path / "results" / "swallowed")
+    assert run.partial and run.environment["interrupted"] == "SIGINT"
+
+
 def test_compaction_without_an_update_builds_on_both_engines(tmp_path):
     """A run of `-k compaction` (or whose updates failed after timing): no W to model, no crash."""
     run_dir = write_run(tmp_path, "comp", operations=("compaction",), engines=("spark", "duckdb"))

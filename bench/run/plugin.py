@@ -176,9 +176,14 @@ def jvm_death(stderr: str) -> str:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """Record every configuration's outcome (and skip reason) as it happens; nothing is lost on a crash."""
+    """Record every configuration's outcome (and skip reason) as it happens; nothing is lost on a crash. A stop
+    signal a library turned into its own error (py4j makes Ctrl-C during a JVM call a ``Py4JError``, so pytest sees
+    a failed test, not an interrupt) still ends the run after this test."""
     outcome = yield
     report = outcome.get_result()
+    stopped_by = item.config.stash[SESSION_KEY].interrupted if SESSION_KEY in item.config.stash else None
+    if stopped_by:
+        item.session.shouldstop = f"cowmor: stopped by {stopped_by}"
     callspec = getattr(item, "callspec", None)
     config_id = _config_id(item)
     if config_id is None or "lab" not in item.fixturenames or (report.when != "call" and report.passed):
