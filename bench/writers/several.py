@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from bench.core import failures, uncertainty
 from bench.core.ledger import LEDGER, RACES
@@ -168,10 +170,11 @@ class SeveralWriters:
             time.sleep(max(0.0, max(ended) + self.heartbeat_expiry_s() + EXPIRY_MARGIN_S - time.time()))
         keys = sorted(set(contention.touched) | set(contention.deleted))
         generated = data.read(PAYMENTS_SCHEMA.names)  # read once: the touched rows' values and the whole-table digest
-        frame = generated.select(["txn_id", "amount", "notes"]).to_pandas()
-        base = {int(r.txn_id): (Decimal(r.amount), r.notes) for r in frame[frame.txn_id.isin(keys)].itertuples()}
+        ids = generated.column("txn_id")
+        frame = generated.filter(pc.is_in(ids, pa.array(keys, ids.type))).select(["txn_id", "amount", "notes"]).to_pandas()
+        base = {int(r.txn_id): (Decimal(r.amount), r.notes) for r in frame.itertuples()}
         rule = invariants.EVENT_TIME if self.control == "nbcc" else invariants.SERIALIZABLE
-        expected_rows = len(frame) - len(contention.deleted)
+        expected_rows = generated.num_rows - len(contention.deleted)
         whole = digest.expected(generated, "txn_id", set(contention.touched),
                                 set(contention.deleted), CHANGED_COLUMNS)
         by_engine: dict[str, Any] = {}
