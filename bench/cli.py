@@ -212,6 +212,11 @@ def _reference(args: argparse.Namespace) -> int:
             entry = reference.add(Path(path), [b for b in args.backs.split(",") if b], folder, args.command_line)
             print(f"reference: added {entry.run_id} ({entry.machine_label}, {entry.storage}; backs {', '.join(entry.backs)})")
         return 0
+    if args.action == "backs":
+        for run_id in args.runs:
+            entry = reference.also_backs(run_id, [b for b in args.backs.split(",") if b], folder)
+            print(f"reference: {entry.run_id} backs {', '.join(entry.backs)}")
+        return 0
     if args.action == "retire":
         for run_id in args.runs:
             entry = reference.retire(run_id, folder)
@@ -308,10 +313,11 @@ def parser() -> argparse.ArgumentParser:
     hist.add_argument("--file", type=Path, default=Path("results/history.csv"), help="Default: %(default)s")
     check = sub.add_parser("validate", help="check recorded runs against the results contract (exit 2 on any problem)")
     check.add_argument("runs", nargs="+", metavar="RESULTS")
-    ref = sub.add_parser("reference", help="the reference runs behind the project's figures: add a run, retire one, or check the set")
-    ref.add_argument("action", choices=("add", "retire", "check"))
-    ref.add_argument("runs", nargs="*", metavar="RESULTS", help="add: results/<run-id>/ folders; retire: run ids")
-    ref.add_argument("--backs", default="", metavar="FIGURE[,…]", help="add: the figures the runs back (bench/report/figures.py)")
+    ref = sub.add_parser("reference", help="the reference runs behind the project's figures: add a run, name more figures it backs, retire one, or check the set")
+    ref.add_argument("action", choices=("add", "backs", "retire", "check"))
+    ref.add_argument("runs", nargs="*", metavar="RESULTS", help="add: results/<run-id>/ folders; backs, retire: run ids")
+    ref.add_argument("--backs", default="", metavar="FIGURE[,…]",
+                     help="add, backs: the figures the runs back (bench/report/figures.py)")
     ref.add_argument("--command", dest="command_line", default=None, metavar="TEXT",
                      help="add: the command that made the run, where its record does not say")
     ref.add_argument("--folder", default=str(REFERENCE_FOLDER), metavar="DIR", help="Default: results/reference")

@@ -65,6 +65,8 @@ def test_a_run_that_backs_no_figure_fails_the_check_and_a_retired_run_leaves_the
     lines = json.loads(manifest.read_text())
     manifest.write_text(json.dumps([line | {"backs": []} for line in lines]))
     assert any("backs no figure" in p for p in reference.check(folder))
+    assert reference.also_backs(first.run_id, ["writers-grid"], folder).backs == ["writers-grid"]
+    assert reference.check(folder) == [] and reference.load_manifest(folder)[0].backs == ["writers-grid"]
     assert reference.retire(first.run_id, folder).run_id == first.run_id
     assert reference.check(folder) == [] and reference.load_manifest(folder) == []
     assert not (folder / first.run_id).exists()

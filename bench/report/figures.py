@@ -227,6 +227,17 @@ def writers_grid(run: Run) -> pd.DataFrame:
     return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
 
 
+def writers_violations(run: Run) -> pd.DataFrame:
+    """Every invariant a race broke, with its evidence as the check recorded it (no race broke one: no row)."""
+    frame = writers.violations(run)
+    if frame.empty:
+        return pd.DataFrame([{"invariants": "every invariant held in every race"}])
+    set_up = {(r.config_id, x.control, x.writers, x.overlap): writers.setup(x) for r, x in writers.race_views(run)}
+    frame.insert(2, "set-up", [set_up.get((c, ctl, n, o), "–") for c, ctl, n, o in
+                               zip(frame.configuration, frame.control, frame.writers, frame.overlap)])
+    return frame.drop(columns=["writers as"])
+
+
 def writers_claims(run: Run) -> pd.DataFrame:
     """The seeds' four concurrency claims, each decided on the failure kinds that bear on it, the evidence beside it."""
     return pd.DataFrame(writers.claims(run))[["claim", "verdict", "measured"]]
@@ -264,6 +275,7 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
                         "neighbours, beside the degradation curve's", cadence_checked),
     "writers-grid": ("Several writers racing on one table beside its table service, per configuration, set-up, overlap "
                      "and writer count", writers_grid),
+    "writers-violations": ("Every invariant a several-writers race broke, with its evidence", writers_violations),
     "writers-claims": ("The seeds' four concurrency claims, decided on the causes of the failed attempts", writers_claims),
     "memory-many-files-per-task": ("Deletion vectors against position deletes on an update that touches many files per task "
                                    "(the shape of apache/iceberg #17209): the smallest driver memory that completed it",

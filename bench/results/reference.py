@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,21 @@ def retire(run_id: str, folder: Path = REFERENCE_DIR) -> Entry:
     shutil.rmtree(folder / run_id, ignore_errors=True)
     _write_manifest(folder, [e for e in entries if e is not gone])
     return gone
+
+
+def also_backs(run_id: str, backs: list[str], folder: Path = REFERENCE_DIR) -> Entry:
+    """A run in the set backs more figures (a figure drawn anew from runs already in it); its files stay as added.
+
+    Raises:
+        BadRecord: no such run in the set.
+    """
+    entries = load_manifest(folder)
+    found = next((e for e in entries if e.run_id == run_id), None)
+    if found is None:
+        raise BadRecord(f"{run_id}: not in {folder}")
+    grown = replace(found, backs=sorted(set(found.backs) | set(backs)))
+    _write_manifest(folder, [grown if e is found else e for e in entries])
+    return grown
 
 
 def runs(folder: Path = REFERENCE_DIR) -> list[tuple[Entry, Run]]:
