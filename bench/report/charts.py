@@ -174,22 +174,38 @@ def against_claims(frame: pd.DataFrame, title: str) -> bytes:
     return _png(fig)
 
 
+OVERLAP_ORDER = ("disjoint_files", "shared_files", "same_keys")  # the least contention first
+
+
 def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
-    """Per race setting (``label``): the batches committed and the attempts that failed, against the writers
-    (``writers``), one panel each, summed over the setting's races; the settings' legend under both."""
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.2 + 0.22 * frame.label.nunique()), sharex=True)
+    """Against the writers (``writers``): the share of the batches that committed (``committed`` of ``batches``) and
+    the failed attempts per batch (``failed``), summed over the races; a column per overlap (``overlap``), a colour per
+    configuration and control (``setting``), a line style per set-up (``set-up``) where there is more than one."""
+    overlaps = [o for o in OVERLAP_ORDER if o in set(frame.overlap)] + sorted(set(frame.overlap) - set(OVERLAP_ORDER))
+    settings = sorted(frame.setting.unique())
+    frame = frame.assign(share=frame.committed / frame.batches, per_batch=frame.failed / frame.batches)
+    style = "set-up" if frame["set-up"].nunique() > 1 else None
+    fig, axes = plt.subplots(2, len(overlaps), figsize=(3.4 * len(overlaps) + 3.2, 5.8), sharex=True, sharey="row",
+                             squeeze=False)
     counts = sorted(frame.writers.unique())
-    for ax, column, name in ((axes[0], "committed", "batches committed"), (axes[1], "failed", "attempts that failed")):
-        sns.lineplot(frame, x="writers", y=column, hue="label", marker="o", ax=ax, legend=ax is axes[0])
-        ax.set(title=name, ylabel="", xscale="log", xlabel="writers (log)")
-        ax.minorticks_off()
-        ax.set_xticks(counts, [str(n) for n in counts])
-        ax.set_ylim(bottom=0)
-    handles, labels = axes[0].get_legend_handles_labels()
-    axes[0].get_legend().remove()
-    fig.legend(handles, labels, loc="lower center", fontsize=7, frameon=False)
+    palette = dict(zip(settings, sns.color_palette("deep", len(settings))))
+    for col, overlap in enumerate(overlaps):
+        part = frame[frame.overlap == overlap]
+        for row, (column, name) in enumerate((("share", "batches committed (share)"), ("per_batch", "failed attempts per batch"))):
+            ax = axes[row][col]
+            sns.lineplot(part, x="writers", y=column, hue="setting", hue_order=settings, palette=palette, style=style,
+                         marker="o", ax=ax, legend=row == 0 and col == 0)
+            ax.set(xscale="log", xlabel="writers (log)" if row else "", ylabel=name if col == 0 else "",
+                   title=overlap.replace("_", " ") if row == 0 else "")
+            ax.minorticks_off()
+            ax.set_xticks(counts, [str(n) for n in counts])
+    axes[0][0].set_ylim(0, 1.05)
+    axes[1][0].set_ylim(0, max(float(frame.per_batch.max()), 0.1) * 1.08)  # rows share a scale: set it once all are drawn
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    axes[0][0].get_legend().remove()
+    fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.06 + 0.05 * len(labels), 1, 1))
+    fig.tight_layout(rect=(0, 0, 0.84, 1))
     return _png(fig, layout=False)
 
 

@@ -181,13 +181,14 @@ def _model_at_the_seeds_size(layouts: dict[tuple[str, str], list]) -> list[str]:
 
 
 def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
-    """The committed batches and failed attempts against the writers, per configuration, control, set-up and overlap."""
-    points = races.assign(label=races.configuration + " " + races.control + " (" + races["set-up"] + ", "
-                          + races.overlap + ")").rename(columns={"failed": "batches failed", "conflicts": "failed"}).groupby(
-        ["label", "writers"], as_index=False)[["committed", "failed"]].sum()
+    """The share of batches committed and the failed attempts per batch against the writers, a column per overlap, a
+    line per configuration and control (and set-up, where the runs raced more than one)."""
+    points = races.assign(setting=races.configuration + " " + races.control).rename(
+        columns={"failed": "batches failed", "conflicts": "failed"}).groupby(
+        ["setting", "set-up", "overlap", "writers"], as_index=False)[["committed", "failed", "batches"]].sum()
     if points.writers.nunique() < 2:
         return ""
-    return img(charts.attempts_against_writers(points, "Several writers: committed and failed against writers"),
+    return img(charts.attempts_against_writers(points, "Several writers: what committed and what failed against writers"),
                "committed batches and failed attempts against writers", out, f"writers-{name}")
 
 
