@@ -255,7 +255,7 @@ def claims(run: load.Run) -> list[dict]:
                     "verdict": "not measurable at this scale"})
     else:
         parts = "; ".join(f"{ctl}: {int(g.committed.sum())}/{int(g.batches.sum())} committed, {int(g.conflicts.sum())} "
-                          f"conflicts, invariants broken in {int((g.invariants != 'hold').sum())} of {len(g)} races"
+                          f"conflicts, invariants broken in {int((g.invariants != 'hold').sum())} of {len(g)} grid points ({int(g.races.sum())} races)"
                           for ctl, g in shared.groupby("control"))
         occ, nbcc_shared = shared[shared.control == "default"], shared[shared.control == "nbcc"]
         if not occ.empty and (occ["write conflicts"] > 0).any():
