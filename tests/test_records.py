@@ -271,19 +271,24 @@ def test_never_reached(benchmark):
 """
 
 
+def _run_with_the_plugin(tmp_path: Path, source: str, run_id: str):
+    """A test file of ``source`` run under cowmor's plugin in its own pytest, as a user's run would be."""
+    import subprocess
+    import sys
+
+    (tmp_path / f"test_{run_id}.py").write_text(source)
+    return subprocess.run([sys.executable, "-m", "pytest", str(tmp_path / f"test_{run_id}.py"), "-p", "bench.run.plugin",
+                           "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "--run-id", run_id,
+                           "--results-dir", str(tmp_path / "results"), "--warehouse", str(tmp_path / "ws"),
+                           "--formats", "iceberg", "--engines", "spark"],
+                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+
+
 @pytest.mark.parametrize("name", ["SIGTERM"])  # SIGHUP and SIGINT take the same handler
 def test_a_run_stopped_by_a_signal_keeps_what_it_measured_and_says_so(name, tmp_path):
     """A CI timeout or a closed terminal ends the run as Ctrl-C does: the finished benchmarks saved, marked (the one
     the signal interrupted dropped, not a reason to save nothing)."""
-    import subprocess
-    import sys
-
-    (tmp_path / "test_stopped.py").write_text(STOPPED_RUN.format(name=name))
-    done = subprocess.run([sys.executable, "-m", "pytest", str(tmp_path / "test_stopped.py"), "-p", "bench.run.plugin",
-                           "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "--run-id", "stopped",
-                           "--results-dir", str(tmp_path / "results"), "--warehouse", str(tmp_path / "ws"),
-                           "--formats", "iceberg", "--engines", "spark"],
-                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    done = _run_with_the_plugin(tmp_path, STOPPED_RUN.format(name=name), "stopped")
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]  # pytest's "interrupted"
     run = load_run(tmp_path / "results" / "stopped")
     assert [b["extra_info"].get("note") for b in run.data["benchmarks"]] == ["finished before the signal"]
@@ -313,15 +318,7 @@ def test_never_reached(benchmark):
 def test_ctrl_c_during_a_jvm_call_ends_the_run_though_the_library_raised_its_own_error(tmp_path):
     """py4j turns Ctrl-C during a Spark call into a ``Py4JError``: pytest sees a failed test and would go on to the
     next; the run stops after it instead, marked interrupted."""
-    import subprocess
-    import sys
-
-    (tmp_path / "test_swallowed.py").write_text(SWALLOWED_RUN)
-    done = subprocess.run([sys.executable, "-m", "pytest", str(tmp_path / "test_swallowed.py"), "-p", "bench.run.plugin",
-                           "-p", "no:cacheprovider", "-c", "/dev/null", "--rootdir", str(tmp_path), "--run-id", "swallowed",
-                           "--results-dir", str(tmp_path / "results"), "--warehouse", str(tmp_path / "ws"),
-                           "--formats", "iceberg", "--engines", "spark"],
-                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    done = _run_with_the_plugin(tmp_path, SWALLOWED_RUN, "swallowed")
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]  # pytest's "interrupted"
     assert "test_never_reached" not in done.stdout and "stopped by SIGINT" in done.stdout
     run = load_run(tmp_path / "results" / "swallowed")

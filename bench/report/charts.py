@@ -174,14 +174,12 @@ def against_claims(frame: pd.DataFrame, title: str) -> bytes:
     return _png(fig)
 
 
-OVERLAP_ORDER = ("disjoint_files", "shared_files", "same_keys")  # the least contention first
-
-
 def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
     """Against the writers (``writers``): the share of the batches that committed (``committed`` of ``batches``) and
     the failed attempts per batch (``failed``), summed over the races; a column per overlap (``overlap``), a colour per
-    configuration and control (``setting``), a line style per set-up (``set-up``) where there is more than one."""
-    overlaps = [o for o in OVERLAP_ORDER if o in set(frame.overlap)] + sorted(set(frame.overlap) - set(OVERLAP_ORDER))
+    configuration and control (``setting``), a line style per set-up (``set-up``) where there is more than one; the
+    overlaps' columns in the frame's order."""
+    overlaps = list(dict.fromkeys(frame.overlap))
     settings = sorted(frame.setting.unique())
     frame = frame.assign(share=frame.committed / frame.batches, per_batch=frame.failed / frame.batches)
     style = "set-up" if frame["set-up"].nunique() > 1 else None

@@ -205,7 +205,6 @@ def cadence_checked(run: Run) -> pd.DataFrame:
     return cadence.checked_table(cadence.checks(run))
 
 
-OVERLAP_ORDER = ("disjoint_files", "shared_files", "same_keys")  # the least contention first (bench.workload.contention)
 WRITERS_GRID_COLUMNS = {
     "configuration": "configuration", "control": "control", "set-up": "set-up", "writers": "writers",
     "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
@@ -221,9 +220,8 @@ def writers_grid(run: Run) -> pd.DataFrame:
     frame = writers.races(run)
     if frame.empty:
         return frame
-    overlap = pd.Categorical(frame["overlap"], [o for o in OVERLAP_ORDER if o in set(frame["overlap"])]
-                             + sorted(set(frame["overlap"]) - set(OVERLAP_ORDER)))
-    frame = frame.assign(order=overlap).sort_values(["configuration", "control", "set-up", "order", "writers"])
+    frame = frame.assign(order=frame.overlap.map(writers.overlap_rank)).sort_values(
+        ["configuration", "control", "set-up", "order", "overlap", "writers"])
     return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
 
 
@@ -232,9 +230,6 @@ def writers_violations(run: Run) -> pd.DataFrame:
     frame = writers.violations(run)
     if frame.empty:
         return pd.DataFrame([{"invariants": "every invariant held in every race"}])
-    set_up = {(r.config_id, x.control, x.writers, x.overlap): writers.setup(x) for r, x in writers.race_views(run)}
-    frame.insert(2, "set-up", [set_up.get((c, ctl, n, o), "–") for c, ctl, n, o in
-                               zip(frame.configuration, frame.control, frame.writers, frame.overlap)])
     return frame.drop(columns=["writers as"])
 
 

@@ -186,6 +186,7 @@ def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
     points = races.assign(setting=races.configuration + " " + races.control).rename(
         columns={"failed": "batches failed", "conflicts": "failed"}).groupby(
         ["setting", "set-up", "overlap", "writers"], as_index=False)[["committed", "failed", "batches"]].sum()
+    points = points.sort_values("overlap", key=lambda o: o.map(writers.overlap_rank), kind="stable")
     if points.writers.nunique() < 2:
         return ""
     return img(charts.attempts_against_writers(points, "Several writers: what committed and what failed against writers"),

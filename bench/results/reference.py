@@ -106,6 +106,13 @@ def add(run_dir: Path, backs: list[str], folder: Path = REFERENCE_DIR, command: 
     return entry
 
 
+def _entry(entries: list[Entry], run_id: str, folder: Path) -> Entry:
+    found = next((e for e in entries if e.run_id == run_id), None)
+    if found is None:
+        raise BadRecord(f"{run_id}: not in {folder}")
+    return found
+
+
 def retire(run_id: str, folder: Path = REFERENCE_DIR) -> Entry:
     """Take a run out of the set once a newer run backs its figures (git history keeps it, and its manifest line).
 
@@ -113,9 +120,7 @@ def retire(run_id: str, folder: Path = REFERENCE_DIR) -> Entry:
         BadRecord: no such run in the set.
     """
     entries = load_manifest(folder)
-    gone = next((e for e in entries if e.run_id == run_id), None)
-    if gone is None:
-        raise BadRecord(f"{run_id}: not in {folder}")
+    gone = _entry(entries, run_id, folder)
     shutil.rmtree(folder / run_id, ignore_errors=True)
     _write_manifest(folder, [e for e in entries if e is not gone])
     return gone
@@ -128,9 +133,7 @@ def also_backs(run_id: str, backs: list[str], folder: Path = REFERENCE_DIR) -> E
         BadRecord: no such run in the set.
     """
     entries = load_manifest(folder)
-    found = next((e for e in entries if e.run_id == run_id), None)
-    if found is None:
-        raise BadRecord(f"{run_id}: not in {folder}")
+    found = _entry(entries, run_id, folder)
     grown = replace(found, backs=sorted(set(found.backs) | set(backs)))
     _write_manifest(folder, [grown if e is found else e for e in entries])
     return grown

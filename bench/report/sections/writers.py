@@ -55,10 +55,17 @@ def race_views(run: load.Run) -> list[tuple[Record, WritersRace]]:
     return [(r, r.view(WritersRace)) for r in run.records(SEVERAL_WRITERS)]
 
 
+OVERLAP_ORDER = ("disjoint_files", "shared_files", "same_keys")  # the least contention first (workload.contention)
+
+
+def overlap_rank(overlap: str) -> int:
+    """Where an overlap sorts in tables and charts: the least contention first, an unknown one last."""
+    return OVERLAP_ORDER.index(overlap) if overlap in OVERLAP_ORDER else len(OVERLAP_ORDER)
+
 
 def violations(run: load.Run) -> pd.DataFrame:
     """Every broken invariant with its evidence, one row per line (a table of counts alone would hide which key)."""
-    rows = [{"configuration": r.config_id, "control": x.control, "writers as": x.kind, "writers": x.writers,
+    rows = [{"configuration": r.config_id, "control": x.control, "set-up": setup(x), "writers as": x.kind, "writers": x.writers,
              "overlap": x.overlap, "evidence": line[:EVIDENCE_CHARS] + ("…" if len(line) > EVIDENCE_CHARS else "")}
             for r, x in race_views(run) for line in x.violations]
     return pd.DataFrame(rows)
