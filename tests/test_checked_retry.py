@@ -3,6 +3,7 @@ and is run again by a blind retry; a format that cannot tell falls back to retry
 
 from __future__ import annotations
 
+from bench.formats.base import Keys, TableFormat, TableRef
 from bench.measure.writers import BLIND, CHECKED, attempt_label, run_batches, tag
 
 
@@ -14,6 +15,7 @@ class RaisesAfterCommit:
     def __init__(self, can_tell: bool = True, route: str = "pruned") -> None:
         self.route = route  # the writers' default: literal keys; ``join``: a MERGE from a view of the keys
         self.keys_seen: list[str] = []
+        self.partitions_seen: list[tuple[str, ...]] = []
         self.committed: list[str] = []
         self.label = ""
         self.can_tell = can_tell
@@ -28,6 +30,7 @@ class RaisesAfterCommit:
         """The adapter's dispatch by route (``TableFormat.update_keys``): a join reads the keys' view."""
         if self.route == "join":
             self.keys_seen.append(f"{keys.view}: {spark.views[keys.view]}")
+        self.partitions_seen.append(keys.partitions)
         self.committed.append(self.label)
         if self.label.endswith("#1"):
             raise RuntimeError("HoodieException: clean failed after the commit")
@@ -89,3 +92,39 @@ def test_where_the_format_cannot_tell_the_checked_retry_says_so_and_retries():
     records = _run(fmt, CHECKED)
     assert len(fmt.committed) == 4
     assert all(r["failures"][0]["landed"] is None and r["attempts"] == 2 for r in records)
+
+
+def test_a_writer_told_its_batches_days_names_them_in_each_statement_and_otherwise_names_none():
+    fmt = RaisesAfterCommit()
+    run_batches(fmt, None, Table(), 0, [[1, 2], [3]], 2, [].append, CHECKED,
+                partitions=[["2026-01-01"], ["2026-01-02", "2026-01-03"]])
+    assert fmt.partitions_seen == [("2026-01-01",), ("2026-01-02", "2026-01-03")]
+    keys_alone = RaisesAfterCommit()
+    _run(keys_alone, CHECKED)
+    assert keys_alone.partitions_seen == [(), ()]
+
+
+class LiteralUpdates:
+    """What ``TableFormat.update_keys`` asks of an adapter on the literal-key route: its predicate, its UPDATE."""
+
+    route = "pruned"
+
+    def __init__(self) -> None:
+        self.predicates: list[str] = []
+
+    def route_unsupported(self):
+        return None
+
+    def pruning_predicate(self, key, values):
+        return f"{key} IN ({', '.join(map(str, values))})"
+
+    def update_where(self, spark, table, predicate, assignments):
+        self.predicates.append(predicate)
+
+
+def test_the_literal_key_update_names_the_partition_before_the_keys_when_told_its_days():
+    fmt = LiteralUpdates()
+    table = TableRef("t", "/tmp/t", "txn_id", "settled_date", "created_at")
+    TableFormat.update_keys(fmt, None, table, Keys((7, 9), "v", partitions=("2026-01-02",)), {})  # type: ignore[arg-type]
+    TableFormat.update_keys(fmt, None, table, Keys((7,), "v"), {})  # type: ignore[arg-type]
+    assert fmt.predicates == ["settled_date IN (DATE '2026-01-02') AND txn_id IN (7, 9)", "txn_id IN (7)"]

@@ -54,3 +54,11 @@ def test_a_route_list_parameter_takes_route_names_and_keeps_what_is_selected():
     assert scale.kept_routes("", ["join", "pruned"]) == ["join", "pruned"]
     with pytest.raises(BadOption, match="a list of routes"):
         get_scale("small", {"memory_routes": 3})
+
+
+def test_naming_the_days_is_a_control_of_the_literal_key_update_only():
+    assert get_scale("small", {"writer_names_partition": 1}).writer_names_partition == 1
+    with pytest.raises(BadOption, match="writer_names_partition=1 adds the days .* writer_route=join has none"):
+        get_scale("small", {"writer_names_partition": 1, "writer_route": "join"})
+    with pytest.raises(BadOption, match="is a switch"):
+        get_scale("small", {"writer_names_partition": 2})

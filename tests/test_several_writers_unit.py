@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
@@ -11,7 +12,9 @@ import pytest
 from bench.formats.base import HistoryEntry
 from bench.measure import invariants
 from bench.workload.contention import DISJOINT_FILES, SAME_KEYS, SHARED_FILES, plan
+from bench.workload.datagen import FIRST_DAY
 from bench.workload.scales import get_scale
+from bench.writers.several import named_days
 
 FILES = [[day * 1000 + f * 100 + k for k in range(40)] for day in range(4) for f in range(2)]  # 4 days x 2 files
 
@@ -30,6 +33,16 @@ def test_disjoint_files_never_share_a_file_and_shared_files_never_share_a_key():
     assert [_files_of(b) for b in shared.batches[0]] == [_files_of(b) for b in shared.batches[1]]
     same = plan(FILES, 2, 2, 3, 4, 2, SAME_KEYS)
     assert same.batches[0] == same.batches[1]
+
+
+@pytest.mark.parametrize("overlap", [DISJOINT_FILES, SHARED_FILES, SAME_KEYS])
+def test_each_batch_knows_the_days_its_keys_sit_in(overlap):
+    c = plan(FILES, 2, 2, 3, 4, 2, overlap)
+    assert c.days == [[sorted({k // 1000 for k in batch}) for batch in writer] for writer in c.batches]
+    if overlap == DISJOINT_FILES:  # day d is writer d mod 2's
+        assert all(d % 2 == w for w, writer in enumerate(c.days) for days in writer for d in days)
+    named = named_days(c)
+    assert named[0][0][0] == (FIRST_DAY + dt.timedelta(days=c.days[0][0][0])).isoformat()
 
 
 @pytest.mark.parametrize("overlap", [DISJOINT_FILES, SHARED_FILES, SAME_KEYS])

@@ -21,6 +21,7 @@ RAISED_AFTER_COMMIT = "raised after its commit landed"  # the checked retry foun
 WRITER_OR_SERVICE = "another writer or the table service"  # both committed while it ran; the words do not say which
 OTHER = "other"
 NOT_RECORDED = "not recorded"  # a run recorded before attempts carried their times
+CHECKED, BLIND = "checked", "blind"  # how a failed batch is retried: after looking for its commit, or without
 KINDS = (WRITE_CONFLICT, TABLE_SERVICE, HARNESS_EXPIRY, HEARTBEAT_EXPIRY, RAISED_AFTER_COMMIT, WRITER_OR_SERVICE, OTHER,
          NOT_RECORDED)
 

@@ -33,6 +33,15 @@ class Keys:
     # the keys with each row's ordering value, as a correction feed carries them (Hudi's MERGE wants the ordering field
     # from its source); None where the scenario did not make it
     ordered_view: str | None = None
+    # the days (ISO dates of the partition column) the keys sit in, where the statement names them too (a control:
+    # a format that detects conflicts by the statement's condition can then tell partitions apart); () where it does not
+    partitions: tuple[str, ...] = ()
+
+
+def partition_predicate(column: str, days: tuple[str, ...]) -> str:
+    """The days (ISO dates) as a literal condition on the date partition column."""
+    dates = ", ".join(f"DATE '{d}'" for d in days)
+    return f"{column} IN ({dates})"
 
 
 def any_of(terms: list[str]) -> str:
@@ -215,7 +224,10 @@ class TableFormat(abc.ABC):
         if self.route == JOIN:
             self.update(spark, table, keys.view, assignments)
         elif self.route == PRUNED:
-            self.update_where(spark, table, self.pruning_predicate(table.key, keys.values), assignments)
+            predicate = self.pruning_predicate(table.key, keys.values)
+            if keys.partitions:
+                predicate = f"{partition_predicate(table.partition_by, keys.partitions)} AND {predicate}"
+            self.update_where(spark, table, predicate, assignments)
         else:
             if keys.ordered_view is None:
                 raise NotSupported(f"{self.config_id}: the index route needs the keys with their ordering values")

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from bench.core.failures import BLIND, CHECKED
 from bench.formats.base import JOIN, Keys
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 
 INCREMENT = {"amount": "amount + 1"}
 CHANGED_COLUMNS = (*INCREMENT, "notes")  # what a batch changes on its keys: the tag goes in notes
-CHECKED, BLIND = "checked", "blind"  # how a failed batch is retried
 RETRY_MODES = (CHECKED, BLIND)
 
 
@@ -56,17 +56,19 @@ def attempt_label(batch_tag: str, attempt: int) -> str:
 
 def run_batches(fmt: TableFormat, spark: SparkSession, table: TableRef, writer: int, batches: list[list[int]],
                 retries: int, emit: Callable[[dict[str, Any]], None], retry: str = CHECKED,
-                own_application: bool = True) -> None:
+                own_application: bool = True, partitions: list[list[str]] | None = None) -> None:
     """Run ``batches`` in order; ``emit`` each batch's record as soon as it is committed or given up.
 
     ``own_application``: this writer is the only one in its Spark application (separate applications), so a commit
-    the application made is this writer's (Iceberg's commits carry the application's id, not a label)."""
+    the application made is this writer's (Iceberg's commits carry the application's id, not a label).
+    ``partitions``: per batch, the days its keys sit in, which its statement then names too (None: keys alone)."""
     for number, keys in enumerate(batches):
         label = tag(writer, number)
         record: dict[str, Any] = {"writer": writer, "batch": number, "tag": label, "keys": [int(k) for k in keys],
                                   "attempts": 0, "failures": [], "started_at": time.time()}
         # found by the adapter's route: literal keys, or (join) a view per writer, threads of one application sharing it
-        found = Keys(tuple(int(k) for k in keys), f"writer_{writer}_keys")
+        found = Keys(tuple(int(k) for k in keys), f"writer_{writer}_keys",
+                     partitions=tuple(partitions[number]) if partitions else ())
         if fmt.route == JOIN:
             spark.createDataFrame([(k,) for k in found.values], f"{table.key} bigint").createOrReplaceTempView(found.view)
         while record["attempts"] <= retries:

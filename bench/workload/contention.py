@@ -21,6 +21,7 @@ OVERLAPS = (DISJOINT_FILES, SHARED_FILES, SAME_KEYS)
 class Contention:
     batches: list[list[list[int]]]  # writer -> batch -> keys
     deleted: list[int]
+    days: list[list[list[int]]]  # writer -> batch -> the days (partitions, counted from the first) its keys sit in
 
     @property
     def touched(self) -> list[int]:
@@ -41,17 +42,18 @@ def plan(keys_by_file: list[list[int]], files_per_day: int, writers: int, batche
     if lanes * batches * per_file + deleted_per_file > min(len(f) for f in keys_by_file):
         raise ValueError(f"files of {min(len(f) for f in keys_by_file)} rows are too small for {writers} writers x "
                          f"{batches} batches x {per_file} keys per file")
-    days = [keys_by_file[i:i + files_per_day] for i in range(0, len(keys_by_file), files_per_day)]
-    out = []
+    every = range(len(keys_by_file))  # files by position; file i holds day i // files_per_day
+    out, out_days = [], []
     for w in range(writers):
-        pool = [f for d, day in enumerate(days) if d % writers == w for f in day] if overlap == DISJOINT_FILES \
-            else keys_by_file
+        pool = [i for i in every if (i // files_per_day) % writers == w] if overlap == DISJOINT_FILES else list(every)
         lane = w if overlap == SHARED_FILES else 0
-        mine = []
+        mine, mine_days = [], []
         for b in range(batches):
             files = [pool[(b * files_per_batch + j) % len(pool)] for j in range(files_per_batch)]
-            mine.append(sorted(f[lane + lanes * (b * per_file + i)] for f in files for i in range(per_file)))
+            mine.append(sorted(keys_by_file[f][lane + lanes * (b * per_file + i)] for f in files for i in range(per_file)))
+            mine_days.append(sorted({f // files_per_day for f in files}))
         out.append(mine)
+        out_days.append(mine_days)
     shared = keys_by_file[:files_per_batch]  # the first batch's files: every writer's in shared_files and same_keys
     deleted = sorted(f[-1 - i] for f in shared for i in range(deleted_per_file))
-    return Contention(out, deleted)
+    return Contention(out, deleted, out_days)

@@ -65,6 +65,10 @@ class Scale:
     # how a writer finds its batch's rows: literal keys (pruned, the default) or a MERGE from a keys view (join): the
     # control behind a finding seen only with column-statistics skipping on
     writer_route: str = "pruned"
+    # 1: the writers' UPDATE also names the days its keys sit in (settled_date IN (…) AND txn_id IN (…)), as a job that
+    # knows its partitions would: a control for conflict checks that filter other commits' files by the statement's
+    # condition (Iceberg's row delta; Delta's conflict checker), where keys alone name no partition
+    writer_names_partition: int = 0
     degradation_batches: int = 5
     # the compaction cadence checked: every cadence_k writes and its neighbours (k - 1 where at least 1, k + 1), each
     # over cadence_cycles cycles, the reads priced at cadence_reads_per_write per write (the report's workload);
@@ -162,7 +166,7 @@ PRESETS: dict[str, Scale] = {
 
 MAX_PARAM = 10_000_000_000
 SWITCHES = ("warm_up", "warm_up_each_config", "writer_threads_too", "writer_service", "writer_inline_clean",
-            "writer_blind_retry", "writer_stress", "cadence_neighbours")  # 0 or 1, not sizes
+            "writer_blind_retry", "writer_stress", "writer_names_partition", "cadence_neighbours")  # 0 or 1, not sizes
 # sizes for which 0 means something: the service back to back, Hudi's own heartbeat, expiry of all before the race,
 # a cadence priced on writes and compactions alone
 ZERO_MEANS = ("writer_service_every", "writer_heartbeat_ms", "writer_keep_snapshots_s", "cadence_reads_per_write")
@@ -207,6 +211,9 @@ def get_scale(name: str, overrides: dict[str, int | str] | None = None) -> Scale
                         f"{MAX_FILES:,} files and {MAX_ROWS:,} rows")
     if scale.sweep_points > 6:
         raise BadOption(f"sweep_points={scale.sweep_points}: the update sweep has 6 points")
+    if scale.writer_names_partition and scale.writer_route != "pruned":
+        raise BadOption(f"writer_names_partition=1 adds the days to the writers' literal-key UPDATE; writer_route="
+                        f"{scale.writer_route} has none")
     if scale.hotfix_rows > scale.rows:
         raise BadOption(f"hotfix_rows={scale.hotfix_rows} exceeds the table's {scale.rows} rows")
     return scale

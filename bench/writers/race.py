@@ -139,16 +139,18 @@ class ServiceLoop:
 def race(fmt: TableFormat, spark: SparkSession, table: TableRef, batches: list[list[list[int]]], kind: str,
          settings: list[Setting], coordinator: Coordinator, retries: int, pool: WriterPool,
          progress: Callable[[str], None], service: bool = True, retry: str = CHECKED,
-         cadence: Cadence = Cadence()) -> RaceResult:
+         cadence: Cadence = Cadence(), partitions: list[list[list[str]]] | None = None) -> RaceResult:
     """``batches[w]`` are writer ``w``'s batches (each a list of keys); run them all at once, the service beside on
     its ``cadence`` (unless ``service`` is false), a failed batch retried as ``retry`` says. Writer applications come
-    from ``pool``."""
+    from ``pool``. ``partitions[w]``: writer ``w``'s days per batch, named in its statements (None: keys alone)."""
     if kind == PROCESSES:
-        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service, retry, cadence)
-    return _threads(fmt, spark, table, batches, settings, retries, progress, service, retry, cadence)
+        return _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service, retry, cadence,
+                          partitions)
+    return _threads(fmt, spark, table, batches, settings, retries, progress, service, retry, cadence, partitions)
 
 
-def _threads(fmt, spark, table, batches, settings, retries, progress, service_on, retry, cadence) -> RaceResult:
+def _threads(fmt, spark, table, batches, settings, retries, progress, service_on, retry, cadence,
+             partitions) -> RaceResult:
     records: list[dict[str, Any]] = []
     errors: list[str] = []
     gate = threading.Barrier(len(batches) + 1)
@@ -161,7 +163,7 @@ def _threads(fmt, spark, table, batches, settings, retries, progress, service_on
         try:
             gate.wait(timeout=READY_TIMEOUT_S)
             run_batches(fmt, session, table, number, batches[number], retries, records.append, retry,
-                        own_application=False)
+                        own_application=False, partitions=partitions[number] if partitions else None)
         except Exception as err:  # noqa: BLE001 - the harness's own failure: recorded, the race's record says so
             errors.append(f"writer {number}: {failure(err)}")
 
@@ -191,11 +193,12 @@ def writer_spec(fmt: TableFormat, coordinator: Coordinator, table: TableRef) -> 
             "coordinator": dataclasses.asdict(coordinator), "table": dataclasses.asdict(table)}
 
 
-def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on, retry, cadence) -> RaceResult:
+def _processes(fmt, spark, table, batches, coordinator, retries, pool, progress, service_on, retry, cadence,
+               partitions) -> RaceResult:
     started = time.perf_counter()
     new = pool.ensure(writer_conf(spark), len(batches))
     jobs = pool.hand_out([{**writer_spec(fmt, coordinator, table), "writer": number, "batches": mine, "retries": retries,
-                           "retry": retry}
+                           "retry": retry, "partitions": partitions[number] if partitions else None}
                           for number, mine in enumerate(batches)])
     try:
         pool.wait(jobs, "ready")

@@ -3,12 +3,14 @@
 Scenarios reach this through ``Lab.several_writers`` (they never import run/). Writers find their rows by literal
 keys (the ``pruned`` route), so a writer reads what its keys' files hold, not the whole table; ``--param
 writer_route=join`` makes each batch a MERGE from a view of its keys instead (a control: the same race without
-column-statistics skipping).
+column-statistics skipping); ``--param writer_names_partition=1`` has the literal-key UPDATE name its keys' days too (a
+control for conflict checks that filter by the statement's condition).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import tempfile
 import time
@@ -33,7 +35,7 @@ from bench.formats.iceberg import NAMESPACE
 from bench.measure import digest, invariants
 from bench.measure.locate import update_keys
 from bench.measure.writers import BLIND, CHANGED_COLUMNS, CHECKED
-from bench.workload.datagen import PAYMENTS_SCHEMA
+from bench.workload.datagen import FIRST_DAY, PAYMENTS_SCHEMA
 from bench.writers.race import PROCESSES, Cadence, RaceResult, race
 
 if TYPE_CHECKING:
@@ -44,6 +46,12 @@ if TYPE_CHECKING:
 RETRIES = 2  # the harness's retries of a batch whose commit failed (as a job scheduler would retry it)
 EVIDENCE_MAX_BYTES = 512 * 2**20  # a violating race's table is copied whole up to this size (tiny and small: a few MB)
 EXPIRY_MARGIN_S = 2.0
+
+
+def named_days(contention: Contention) -> list[list[list[str]]]:
+    """Each writer's batches' days as the partition column's ISO dates (``--param writer_names_partition=1``)."""
+    return [[[(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in days] for days in writer]
+            for writer in contention.days]
 
 
 class Bench(Protocol):
@@ -105,7 +113,8 @@ class SeveralWriters:
         scale = self.lab.session.scale
         return {"name": "stress" if scale.writer_stress else "realistic", "service": bool(scale.writer_service),
                 **self.cadence.record(), "writers_clean": bool(scale.writer_inline_clean),
-                "heartbeat_ms": scale.writer_heartbeat_ms or None, "retry": self.retry, "route": self.fmt.route}
+                "heartbeat_ms": scale.writer_heartbeat_ms or None, "retry": self.retry, "route": self.fmt.route,
+                "names_partition": bool(scale.writer_names_partition)}
 
     def record(self) -> dict[str, Any]:
         """What coordinated the writers, and how the race was set up (recorded with the race)."""
@@ -143,9 +152,11 @@ class SeveralWriters:
     @LEDGER.charged(RACES)
     def race(self, table: TableRef, contention: Contention, progress: Callable[[str], None]) -> RaceResult:
         """The race, each failed attempt with its cause as the format words it (``TableFormat.failure_cause``)."""
+        scale = self.lab.session.scale
         result = race(self.fmt, self.lab.spark, table, contention.batches, self.kind, self.settings, self.coordinator,
-                      RETRIES, self.lab.session.writer_pool, progress, service=bool(self.lab.session.scale.writer_service),
-                      retry=self.retry, cadence=self.cadence)
+                      RETRIES, self.lab.session.writer_pool, progress, service=bool(scale.writer_service),
+                      retry=self.retry, cadence=self.cadence,
+                      partitions=named_days(contention) if scale.writer_names_partition else None)
         for batch in result.batches:
             for failure in batch["failures"]:
                 failure["cause"] = self.fmt.failure_cause(failure)

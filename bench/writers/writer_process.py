@@ -71,7 +71,8 @@ def serve(spark, folder: Path, number: int, previous: set[str]) -> set[str]:
         def emit(record: dict) -> None:
             out.write(json.dumps(record) + "\n")
             out.flush()
-        run_batches(fmt, spark, table, spec["writer"], spec["batches"], spec["retries"], emit, spec.get("retry", CHECKED))
+        run_batches(fmt, spark, table, spec["writer"], spec["batches"], spec["retries"], emit, spec.get("retry", CHECKED),
+                    partitions=spec.get("partitions"))
     (folder / f"job-{number}.done").touch()
     return {s.key for s in settings}
 

@@ -200,8 +200,16 @@ def test_the_table_says_whether_hudis_writers_clean_after_their_commits():
 def test_the_table_names_each_race_s_set_up_and_an_older_race_s_as_the_stress_it_was():
     realistic, older = _race("hudi-mor", "default", "processes", 0, []), _race("hudi-mor", "default", "processes", 0, [])
     realistic.info["coordination"] = {"setup": {"name": "realistic", "service": True, "service_every_commits": 5}}
-    frame = writers.races(_run(realistic, older))
-    assert list(frame["set-up"]) == ["realistic (service every 5 commits)", "stress (recorded before set-ups were named)"]
+    named = _race("iceberg-dv", "default", "processes", 0, [])
+    named.info["coordination"] = {"setup": {"name": "realistic", "service": True, "service_every_commits": 5,
+                                            "names_partition": True, "retry": "blind"}}
+    hudi_heartbeat = _race("hudi-mor", "default", "processes", 0, [])
+    hudi_heartbeat.info["coordination"] = {"setup": {"name": "stress", "service": True, "heartbeat_ms": None}}
+    frame = writers.races(_run(realistic, older, named, hudi_heartbeat))
+    assert list(frame["set-up"]) == [
+        "realistic (service every 5 commits)", "stress (recorded before set-ups were named)",
+        "realistic (service every 5 commits, the statement names its days, blind retry)",
+        "stress (service back to back, Hudi's own heartbeat)"]
 
 
 def test_claim_two_gives_the_nbcc_commits_lock_waits_where_they_were_measured():

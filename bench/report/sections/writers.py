@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bench.core import failures, uncertainty
+from bench.core.failures import BLIND
 from bench.report import charts
 from bench.report.html_parts import img, note, table
 from bench.results import load
@@ -83,8 +84,16 @@ def setup(x: WritersRace) -> str:
     every = named.get("service_every_commits")
     service = "no service" if not named.get("service") else \
         ("service back to back" if not every else f"service every {every} commits")
-    found = ", rows found by a MERGE from a keys view" if named.get("route") == BASELINE_ROUTE else ""  # the join
-    return f"{named.get('name')} ({service}{found})"
+    controls = [service]
+    if named.get("route") == BASELINE_ROUTE:  # the join
+        controls.append("rows found by a MERGE from a keys view")
+    if named.get("names_partition"):
+        controls.append("the statement names its days")
+    if named.get("retry") == BLIND:
+        controls.append("blind retry")
+    if named.get("name") == "stress" and not named.get("heartbeat_ms"):
+        controls.append("Hudi's own heartbeat")
+    return f"{named.get('name')} ({', '.join(controls)})"
 
 
 def writers_clean(x: WritersRace) -> str:
