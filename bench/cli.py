@@ -25,7 +25,8 @@ DEFAULT_SCENARIOS = ("test_payments_hotfix.py", "test_file_size.py")
 # settlements and the sweep not yet measured at `small`
 EXPECTED_SMALL_S = {"test_payments_hotfix.py": 150, "test_degradation.py": 150, "test_dinner_peak.py": 51,
                     "test_monthly_settlements.py": 120, "test_update_sweep.py": 200, "test_table_growth.py": 300,
-                    "test_file_size.py": 250, "test_compaction_cadence.py": 150}  # default-small-1: 47:01 for hotfix + file size
+                    "test_file_size.py": 250, "test_compaction_cadence.py": 150,  # default-small-1: 47:01 for hotfix + file size
+                    "test_several_writers.py": 1230}  # writers-small-iceberg-mor-m1: 20:34 for one configuration's grid
 JVM_START_S = 30  # a family's JVM start and warm-up
 CLI_ONLY = ("--scenario", "--no-report")  # options of `run` that pytest does not take
 
@@ -86,6 +87,8 @@ def _run(args: argparse.Namespace, raw: list[str], pytest_args: list[str]) -> in
     scenarios = scenario_files(args.scenario)
     if args.param or getattr(args, "like", None):
         when = "with --param or --like the presets' measured durations do not apply; no estimate"
+    elif pytest_args:
+        when = "with pytest's own options (-k …) the tests run are not known here; no estimate"
     elif getattr(args, "object_store", None) or not is_local(str(args.warehouse)) or args.spark_master != "local[*]":
         when = "the measured durations are for local disk and local Spark; no estimate for this storage or master"
     else:
