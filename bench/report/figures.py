@@ -225,6 +225,27 @@ def writers_grid(run: Run) -> pd.DataFrame:
     return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
 
 
+WRITERS_CONTROL_COLUMNS = {
+    "configuration": "configuration", "control": "control", "writers": "writers", "overlap": "overlap",
+    "set-up": "set-up", "races": "races", "committed": "batches committed", "batches": "of",
+    "failed attempts by kind": "failed attempts by kind", "acknowledged, changed no row": "acknowledged, changed no row",
+    "invariants": "invariants"}
+
+
+def writers_controls(run: Run) -> pd.DataFrame:
+    """Each grid point raced under more than one set-up, its set-ups one under another: a control changes one factor
+    of the set-up, so what changes with it is that factor's doing."""
+    frame = writers.races(run)
+    point = ["configuration", "control", "writers", "overlap"]
+    if not frame.empty:
+        frame = frame[frame.groupby(point)["set-up"].transform("nunique") > 1]
+    if frame.empty:
+        return pd.DataFrame([{"controls": "no grid point was raced under more than one set-up"}])
+    frame = frame.assign(order=frame.overlap.map(writers.overlap_rank)).sort_values(
+        ["configuration", "control", "order", "overlap", "writers", "set-up"])
+    return frame[list(WRITERS_CONTROL_COLUMNS)].rename(columns=WRITERS_CONTROL_COLUMNS)
+
+
 def writers_violations(run: Run) -> pd.DataFrame:
     """Every invariant a race broke, with its evidence as the check recorded it (no race broke one: no row)."""
     frame = writers.violations(run)
@@ -271,6 +292,8 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "writers-grid": ("Several writers racing on one table beside its table service, per configuration, set-up, overlap "
                      "and writer count", writers_grid),
     "writers-violations": ("Every invariant a several-writers race broke, with its evidence", writers_violations),
+    "writers-controls": ("Grid points raced under more than one set-up, side by side: what one changed factor changes",
+                         writers_controls),
     "writers-claims": ("The seeds' four concurrency claims, decided on the causes of the failed attempts", writers_claims),
     "memory-many-files-per-task": ("Deletion vectors against position deletes on an update that touches many files per task "
                                    "(the shape of apache/iceberg #17209): the smallest driver memory that completed it",

@@ -259,3 +259,22 @@ def test_the_grid_figure_gives_one_row_per_point_with_its_failures_by_kind_and_t
     claims = figures.writers_claims(run)
     assert list(claims.columns) == ["claim", "verdict", "measured"] and len(claims) == 4
     assert figures.writers_grid(_run()).empty
+
+
+def test_the_controls_figure_sets_a_point_s_set_ups_side_by_side_and_counts_commits_that_changed_no_row():
+    from bench.report import figures
+
+    def raced(setup, rows_changed):
+        race = _race("hudi-mor", "nbcc", "processes", 0, [], writers_n=2)
+        race.info["coordination"] = {"setup": {"name": "realistic", "service": True, "service_every_commits": 5, **setup}}
+        race.info["batches"] = [{"committed": True, "commits": [{"rows_changed": n}]} for n in rows_changed]
+        return race
+
+    alone = _race("iceberg-dv", "default", "processes", 0, [], writers_n=2)  # one set-up only: not a control
+    run = _run(raced({}, [8, 0, 8]), raced({"route": "join"}, [8, 8, 8]), alone)
+    controls = figures.writers_controls(run)
+    assert list(controls["set-up"]) == ["realistic (service every 5 commits)",
+                                        "realistic (service every 5 commits, rows found by a MERGE from a keys view)"]
+    assert list(controls["acknowledged, changed no row"]) == ["1", "0"]
+    assert list(figures.writers_grid(_run(alone))["configuration"]) == ["iceberg-dv"]
+    assert list(figures.writers_controls(_run(alone)).columns) == ["controls"]

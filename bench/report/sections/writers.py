@@ -41,7 +41,7 @@ def races(run: load.Run) -> pd.DataFrame:
             # without kinds counts every failure as a write conflict, and says so)
             "write conflicts": _kind(x, failures.WRITE_CONFLICT), "service failures": _kind(x, failures.TABLE_SERVICE),
             "writer or service": _kind(x, failures.WRITER_OR_SERVICE), "kinds recorded": x.failure_kinds is not None,
-            "writers clean": writers_clean(x),
+            "writers clean": writers_clean(x), "acknowledged, changed no row": empty_commits(x),
             "invariants": "hold" if not x.violations else f"{len(x.violations)} violated",
             "engines checked": ", ".join(e for e, v in engines.items() if v.read == READS) or "–",
             # an engine that could not read the table checked nothing: named, never counted as holding
@@ -94,6 +94,14 @@ def setup(x: WritersRace) -> str:
     if named.get("name") == "stress" and not named.get("heartbeat_ms"):
         controls.append("Hudi's own heartbeat")
     return f"{named.get('name')} ({', '.join(controls)})"
+
+
+def empty_commits(x: WritersRace) -> str:
+    """Acknowledged batches whose commit reports it changed no row (the format's own count: Hudi's ``numUpdateWrites``,
+    Delta's ``numUpdatedRows``), over every race of the point; "–" where the format reports no count (Iceberg)."""
+    last = [b["commits"][-1] for b in x.batches if b.get("committed") and b.get("commits")]
+    counted = [c for c in last if c.get("rows_changed") is not None]
+    return str(sum(c["rows_changed"] == 0 for c in counted)) if counted else "–"
 
 
 def writers_clean(x: WritersRace) -> str:
