@@ -120,10 +120,18 @@ def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict
     """One run record (and run folder) from runs of disjoint families: benchmarks, outcomes and time added up,
     the environment's per-family and per-engine parts united; its log and record also kept as CI's artifacts
     (``name``.log, ``name``.json, published whole)."""
-    records = [r for r in records if "json" in r]  # a process whose families all skipped (no jars here) measured nothing
+    # a process whose families all skipped (no jars here) measured nothing and wrote no benchmark.json, but its
+    # folder keeps each skip with its reason and the environment naming the missing jars: those join the run
+    unmeasured = [r["run_dir"] for r in records if "json" not in r and r.get("run_dir")
+                  and (Path(r["run_dir"]) / "outcomes.json").exists()]
+    records = [r for r in records if "json" in r]
     datas = [r["json"] for r in records]
     merged = json.loads(json.dumps(datas[0]))
     env = merged["cowmor"]["environment"]
+    for folder in map(Path, unmeasured):
+        merged["cowmor"]["outcomes"] += json.loads((folder / "outcomes.json").read_text())
+        for family, info in json.loads((folder / "environment.json").read_text()).get("formats", {}).items():
+            env["formats"].setdefault(family, info)
     for data in datas[1:]:
         other = data["cowmor"]
         merged["benchmarks"] += data["benchmarks"]
