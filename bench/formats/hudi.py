@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,7 @@ COMMIT_LABEL = "_cowmor.batch"  # the commit-metadata prefix's default, then a n
 SRC_WRITE_CONFIG = SRC + "hudi-client/hudi-client-common/src/main/java/org/apache/hudi/config/HoodieWriteConfig.java"
 # what a writer's commit is on the timeline (a compaction completes as a ``commit`` too: told apart by its plan)
 WRITER_ACTIONS = ("commit", "deltacommit")
+HISTORY_READS, HISTORY_REREAD_S = 5, 0.2  # reads of a timeline that other applications archive meanwhile
 
 
 class WriteOptions:
@@ -264,28 +266,18 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         spark.conf.set(COMMIT_LABEL, label)
 
     def history(self, spark: SparkSession, table: TableRef) -> list[HistoryEntry]:
-        """The active timeline's instants, oldest first; a write that is not a compaction is a writer's. A completed
-        writer's instant carries its label and its requested and completion times (the transaction Hudi's conflict
-        check sees begins at the requested time)."""
-        compactions = hudi_timeline.compaction_instants(table.location)
-        latest = {i.requested: i for i in hudi_timeline.instants(table.location)}  # sorted: each instant's last state wins
-        entries = []
-        for a in hudi_timeline.archived_instants(table.location):  # several writers fill the active timeline in minutes
-            if a.requested in latest:
-                continue
-            by_writer = a.action in WRITER_ACTIONS and a.metadata.get("operationType") != "COMPACT"
-            entries.append(HistoryEntry(a.requested, None, a.action, by_writer, "COMPLETED",
-                                        began_at=hudi_timeline.epoch(a.requested),
-                                        completed_at=hudi_timeline.epoch(a.completed),
-                                        **(_written_by(a.metadata) if by_writer else {})))
-        for i in latest.values():
-            by_writer = i.action in WRITER_ACTIONS and i.requested not in compactions
-            entries.append(HistoryEntry(i.requested, None, i.action, by_writer, i.state,
-                                        began_at=hudi_timeline.epoch(i.requested),
-                                        completed_at=hudi_timeline.epoch(i.completed),
-                                        **(_written_by(hudi_timeline.commit_metadata(i))
-                                           if by_writer and i.state == "COMPLETED" else {})))
-        return entries
+        """The timeline's instants, archived and active, oldest first; a write that is not a compaction is a writer's.
+        A completed writer's instant carries its label and its requested and completion times (the transaction Hudi's
+        conflict check sees begins at the requested time). Read again where an instant listed on the active timeline
+        was gone when read: other writers archive instants while this one reads (a writer crashed on it at `small`)."""
+        for attempt in range(1, HISTORY_READS + 1):
+            try:
+                return timeline_history(table)
+            except FileNotFoundError:
+                if attempt == HISTORY_READS:
+                    raise
+                time.sleep(HISTORY_REREAD_S)
+        raise AssertionError("unreachable")
 
     def route_settings(self) -> list[Setting]:
         """``pruned``: the key's min/max per file in the metadata table's column-stats index, which the SQL UPDATE's read
@@ -456,6 +448,32 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         if ".log." in name:
             return LOG
         return DATA if name.endswith((".parquet", ".orc", ".hfile")) else METADATA
+
+
+def timeline_history(table: TableRef) -> list[HistoryEntry]:
+    """One read of a Hudi table's history (``HudiFormat.history``): the active timeline listed first, then the archive,
+    so an instant archived in between is in one of them (its active file then fails to read, and ``HudiFormat.history``
+    reads again)."""
+    listed = hudi_timeline.instants(table.location)
+    compactions = {i.requested for i in listed if i.action == "compaction"}  # a finished one's last state: commit
+    latest = {i.requested: i for i in listed}  # sorted: each instant's last state wins
+    entries = []
+    for a in hudi_timeline.archived_instants(table.location):  # several writers fill the active timeline in minutes
+        if a.requested in latest:
+            continue
+        by_writer = a.action in WRITER_ACTIONS and a.metadata.get("operationType") != "COMPACT"
+        entries.append(HistoryEntry(a.requested, None, a.action, by_writer, "COMPLETED",
+                                    began_at=hudi_timeline.epoch(a.requested),
+                                    completed_at=hudi_timeline.epoch(a.completed),
+                                    **(_written_by(a.metadata) if by_writer else {})))
+    for i in latest.values():
+        by_writer = i.action in WRITER_ACTIONS and i.requested not in compactions
+        entries.append(HistoryEntry(i.requested, None, i.action, by_writer, i.state,
+                                    began_at=hudi_timeline.epoch(i.requested),
+                                    completed_at=hudi_timeline.epoch(i.completed),
+                                    **(_written_by(hudi_timeline.commit_metadata(i))
+                                       if by_writer and i.state == "COMPLETED" else {})))
+    return entries
 
 
 ROUTE_KEYS = {s.key for route in (PRUNED, INDEX) for s in HudiFormat("hudi-mor", "mor", "", 0, route).route_settings()}

@@ -113,6 +113,39 @@ def test_archived_instants_join_the_history(tmp_path):
     assert tl.archived_instants(tmp_path / "elsewhere") == []
 
 
+def test_an_instant_archived_between_the_listing_and_its_read_is_read_again_from_the_archive(tmp_path, monkeypatch):
+    """Other writers archive instants while a writer reads the history (its checked retry): a listed file gone when
+    read crashed a writer at `small`; the history is read again and finds the instant in the archive."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.formats import hudi_timeline
+
+    timeline = tmp_path / ".hoodie" / "timeline"
+    history = timeline / "history"
+    history.mkdir(parents=True)
+    active = timeline / "20260101000001000_20260101000002000.deltacommit"
+    active.write_bytes(_avro_commit("w0b0#1", 2))
+    read = hudi_timeline.commit_metadata
+
+    def archived_meanwhile(instant):
+        """The first read finds the file gone: Hudi moved the instant to its LSM timeline after the listing."""
+        if active.exists():
+            active.unlink()
+            table = pa.table({"instantTime": ["20260101000001000"], "completionTime": ["20260101000002000"],
+                              "action": ["deltacommit"], "metadata": [_avro_commit("w0b0#1", 2)]})
+            pq.write_table(table, history / "a_0.parquet")
+            (history / "manifest_1").write_text(json.dumps({"files": [{"fileName": "a_0.parquet", "fileLen": 1}]}))
+            (history / "_version_").write_text("1")
+        return read(instant)
+
+    monkeypatch.setattr(hudi_timeline, "commit_metadata", archived_meanwhile)
+    entries = HudiFormat.history(None, None, TableRef("t", str(tmp_path), "id", "d", "ts"))
+    assert [(e.id, e.label, e.files_written) for e in entries] == [("20260101000001000", "w0b0#1", 2)]
+
+
 def test_a_copy_on_write_commits_inflight_file_is_its_inflight_state(tmp_path):
     """Hudi names a commit's inflight file ``<instant>.inflight`` in both layouts (seen on a 1.1.1 COPY_ON_WRITE table):
     read as an action of its own it tied with the completed commit, and the history lost that commit at random."""
