@@ -57,7 +57,7 @@ class Scale:
     # 1: every Hudi writer also cleans after its commit (Hudi's default, hoodie.clean.automatic); 0: only the table
     # service cleans, as Hudi's maintainers advise for several jobs (HUDI-8143): writers' concurrent lazy cleans race
     # to roll back the same failed instant, and the loser's statement fails after its own commit landed. Hudi's
-    # default stays the default until 0's own lost update at tiny is explained (docs/several-writers.md)
+    # default stays the default: it is what a team gets without reading HUDI-8143 (docs/several-writers.md)
     writer_inline_clean: int = 1
     # 1: a failed batch is retried without first looking for its commit in the table's history (a naive job); 0: the
     # retry checks first, and a batch whose statement raised after its commit landed is not run again
