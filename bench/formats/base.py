@@ -97,6 +97,7 @@ class HistoryEntry:
     completed_at: float | None = None  # epoch s the commit completed
     files_written: int | None = None  # files the commit wrote (Hudi's write stats); None where not read
     rows_changed: int | None = None  # rows the commit reports it updated (Hudi's write stats, Delta's metrics); None: not reported
+    file_groups: tuple[str, ...] | None = None  # partition/file group ids the commit wrote (Hudi's write stats); None: not read
     isolation: str | None = None  # the isolation level the commit was checked under, where the format records it (Delta)
 
 

@@ -79,11 +79,12 @@ MODES = {"cow": "COPY_ON_WRITE", "mor": "MERGE_ON_READ"}
 
 
 def _written_by(metadata: dict[str, Any]) -> dict[str, Any]:
-    """A writer commit's label (``label_commits``), how many files it wrote and rows it updated (``numUpdateWrites``
-    over its write stats), from its commit metadata."""
+    """A writer commit's label (``label_commits``), how many files it wrote, the file groups they belong to, and the
+    rows it updated (``numUpdateWrites`` over its write stats), from its commit metadata."""
     stats = hudi_timeline.write_stats(metadata)
     return {"label": (metadata.get("extraMetadata") or {}).get(COMMIT_LABEL), "files_written": len(stats),
-            "rows_changed": sum(int(s.get("numUpdateWrites") or 0) for s in stats)}
+            "rows_changed": sum(int(s.get("numUpdateWrites") or 0) for s in stats),
+            "file_groups": tuple(sorted({f"{s['partition']}/{s.get('fileId')}" for s in stats}))}
 
 
 class HudiFormat(SqlMergeVerbs, TableFormat):

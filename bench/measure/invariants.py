@@ -37,14 +37,15 @@ def _by_key(batches: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
 
 
 def attach_commits(batches: list[dict[str, Any]], history: list[HistoryEntry]) -> bool:
-    """Give each batch the labelled commits its attempts made (``commits``: label, began_at, completed_at), where the
-    format labels its commits (``TableFormat.label_commits``); False where none is labelled."""
+    """Give each batch the labelled commits its attempts made (``commits``: label, began_at, completed_at, what each
+    wrote), where the format labels its commits (``TableFormat.label_commits``); False where none is labelled."""
     by_batch: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for e in history:
         if e.label and e.state == "COMPLETED":
             by_batch[e.label.split("#")[0]].append({"label": e.label, "id": e.id, "began_at": e.began_at,
                                                      "completed_at": e.completed_at, "files_written": e.files_written,
-                                                     "rows_changed": e.rows_changed})
+                                                     "rows_changed": e.rows_changed,
+                                                     "file_groups": list(e.file_groups) if e.file_groups is not None else None})
     for b in batches:
         b["commits"] = by_batch.get(b["tag"], [])
     return bool(by_batch)

@@ -73,10 +73,11 @@ def _avro_commit(label: str | None, files: int) -> bytes:
 
     schema = {"type": "record", "name": "HoodieCommitMetadata", "fields": [
         {"name": "partitionToWriteStats", "type": {"type": "map", "values": {"type": "array", "items": {
-            "type": "record", "name": "HoodieWriteStat", "fields": [{"name": "path", "type": "string"}]}}}},
+            "type": "record", "name": "HoodieWriteStat", "fields": [{"name": "path", "type": "string"},
+                                                                    {"name": "fileId", "type": "string"}]}}}},
         {"name": "extraMetadata", "type": {"type": "map", "values": "string"}},
         {"name": "operationType", "type": "string"}]}
-    record = {"partitionToWriteStats": {"d=1": [{"path": f"d=1/.f{n}_1.log.1"} for n in range(files)]},
+    record = {"partitionToWriteStats": {"d=1": [{"path": f"d=1/.f{n}_1.log.1", "fileId": f"f{n}"} for n in range(files)]},
               "extraMetadata": {"_cowmor.batch": label} if label else {},
               "operationType": "UPSERT_PREPPED" if label else "COMPACT"}
     out = io.BytesIO()
@@ -110,6 +111,7 @@ def test_archived_instants_join_the_history(tmp_path):
     assert [(e.id, e.by_writer, e.label, e.files_written) for e in entries] == [
         ("20260101000001000", True, "w0b0#1", 2), ("20260101000003000", False, None, None),
         ("20260101000005000", True, "w1b0#1", 0), ("20260101000007000", True, "w0b1#1", 2)]
+    assert [e.file_groups for e in entries] == [("d=1/f0", "d=1/f1"), None, (), ("d=1/f0", "d=1/f1")]
     assert tl.archived_instants(tmp_path / "elsewhere") == []
 
 

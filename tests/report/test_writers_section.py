@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 from bench.core import failures
@@ -278,3 +279,30 @@ def test_the_controls_figure_sets_a_point_s_set_ups_side_by_side_and_counts_comm
     assert list(controls["acknowledged, changed no row"]) == ["1", "0"]
     assert list(figures.writers_grid(_run(alone))["configuration"]) == ["iceberg-dv"]
     assert list(figures.writers_controls(_run(alone)).columns) == ["controls"]
+
+
+def _committed(writer, race, began, completed, groups):
+    return {"writer": writer, "race": race, "committed": True,
+            "commits": [{"began_at": began, "completed_at": completed, "file_groups": groups}]}
+
+
+def test_file_groups_two_writers_wrote_at_once_are_counted_from_the_commits_write_stats():
+    race = _race("hudi-mor", "nbcc", "processes", 0, [], writers_n=2).view(writers.WritersRace)
+    at_once = [_committed(0, 1, 10.0, 20.0, ["d=1/a", "d=1/b"]), _committed(1, 1, 15.0, 25.0, ["d=1/a"]),
+               _committed(1, 2, 15.0, 25.0, ["d=1/b"]),  # another race: not at once with race 1's
+               _committed(0, 1, 30.0, 40.0, ["d=1/b"])]  # the same writer later: not two writers
+    assert writers.overlapping_file_groups(dataclasses.replace(race, batches=at_once)) == 1
+    one_after_another = [_committed(0, 1, 10.0, 20.0, ["d=1/a"]), _committed(1, 1, 21.0, 25.0, ["d=1/a"])]
+    assert writers.overlapping_file_groups(dataclasses.replace(race, batches=one_after_another)) == 0
+    assert writers.overlapping_file_groups(dataclasses.replace(race, batches=[{"committed": True, "commits": [{}]}])) is None
+
+
+def test_claim_four_is_not_shown_where_nbcc_writers_never_wrote_one_file_group_at_once():
+    nbcc = _race("hudi-mor", "nbcc", "processes", 0, [], writers_n=2)
+    nbcc.info["batches"] = [_committed(0, 1, 10.0, 20.0, ["d=1/a"]), _committed(1, 1, 21.0, 25.0, ["d=1/a"])]
+    claim = next(c for c in writers.claims(_run(nbcc)) if c["claim"] == writers.CLAIMS[3])
+    assert claim["verdict"] == "not shown: no two writers' commits overlapped on one file group"
+    assert "NBCC: 0 file groups written by two writers' commits that overlapped in time" in claim["measured"]
+    nbcc.info["batches"] = [_committed(0, 1, 10.0, 20.0, ["d=1/a"]), _committed(1, 1, 15.0, 25.0, ["d=1/a"])]
+    claim = next(c for c in writers.claims(_run(nbcc)) if c["claim"] == writers.CLAIMS[3])
+    assert claim["verdict"] == "holds" and "NBCC: 1 file groups" in claim["measured"]
