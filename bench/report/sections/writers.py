@@ -44,7 +44,7 @@ def races(run: load.Run) -> pd.DataFrame:
             "write conflicts": _kind(x, failures.WRITE_CONFLICT), "service failures": _kind(x, failures.TABLE_SERVICE),
             "writer or service": _kind(x, failures.WRITER_OR_SERVICE), "kinds recorded": x.failure_kinds is not None,
             "writers clean": writers_clean(x), "acknowledged, changed no row": empty_commits(x),
-            "file groups written at once by two writers": overlapping_file_groups(x),
+            AT_ONCE: overlapping_file_groups(x),
             "invariants": "hold" if not x.violations else f"{len(x.violations)} violated",
             "engines checked": ", ".join(e for e, v in engines.items() if v.read == READS) or "–",
             # an engine that could not read the table checked nothing: named, never counted as holding
@@ -59,6 +59,7 @@ def race_views(run: load.Run) -> list[tuple[Record, WritersRace]]:
     return [(r, r.view(WritersRace)) for r in run.records(SEVERAL_WRITERS)]
 
 
+AT_ONCE = "file groups written at once by two writers"  # overlapping_file_groups; None where not recorded
 OVERLAP_ORDER = ("disjoint_files", "shared_files", "same_keys")  # the least contention first (workload.contention)
 
 
@@ -306,7 +307,7 @@ def claims(run: load.Run) -> list[dict]:
                           f"conflicts, invariants broken in {int((g.invariants != 'hold').sum())} of {len(g)} grid points ({int(g.races.sum())} races)"
                           for ctl, g in shared.groupby("control"))
         occ, nbcc_shared = shared[shared.control == "default"], shared[shared.control == "nbcc"]
-        at_once = nbcc_shared["file groups written at once by two writers"].dropna()
+        at_once = nbcc_shared[AT_ONCE].dropna()
         if not at_once.empty:  # the write stats say whether NBCC writers really shared a file group at once
             parts += (f"; NBCC: {int(at_once.sum())} file groups written by two writers' commits that overlapped in "
                       f"time (from the commits' write stats)")
@@ -362,7 +363,9 @@ def section(run: load.Run, out) -> str:
     frame = races(run)
     if frame.empty:
         return ""
-    parts = ["", table(frame.drop(columns=HIDDEN))]
+    shown = frame.drop(columns=HIDDEN)
+    shown[AT_ONCE] = shown[AT_ONCE].map(lambda n: "–" if n is None or pd.isna(n) else int(n))  # not recorded: –
+    parts = ["", table(shown)]
     broken = violations(run)
     if not broken.empty:
         parts.append(note("What the invariants found, race by race (a lost update names its commits' timing where the "
