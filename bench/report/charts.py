@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 
 import matplotlib
 
@@ -177,12 +178,14 @@ def against_claims(frame: pd.DataFrame, title: str) -> bytes:
 def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
     """Against the writers (``writers``): the share of the batches that committed (``committed`` of ``batches``) and
     the failed attempts per batch (``failed``), summed over the races; a column per overlap (``overlap``), a colour per
-    configuration and control (``setting``), a line style per set-up (``set-up``) where there is more than one; the
-    overlaps' columns in the frame's order."""
+    configuration and control (``setting``), a line style per set-up (``set-up``) where there is more than one, a
+    black ring on a point whose invariants broke (``broken`` above 0, where the frame has it); the overlaps' columns in
+    the frame's order."""
     overlaps = list(dict.fromkeys(frame.overlap))
     settings = sorted(frame.setting.unique())
     frame = frame.assign(share=frame.committed / frame.batches, per_batch=frame.failed / frame.batches)
     style = "set-up" if frame["set-up"].nunique() > 1 else None
+    setups = sorted(frame["set-up"].unique()) if style else None  # every panel the same styles, the legend all of them
     fig, axes = plt.subplots(2, len(overlaps), figsize=(3.4 * len(overlaps) + 3.2, 5.8), sharex=True, sharey="row",
                              squeeze=False)
     counts = sorted(frame.writers.unique())
@@ -192,7 +195,10 @@ def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
         for row, (column, name) in enumerate((("share", "batches committed (share)"), ("per_batch", "failed attempts per batch"))):
             ax = axes[row][col]
             sns.lineplot(part, x="writers", y=column, hue="setting", hue_order=settings, palette=palette, style=style,
-                         marker="o", ax=ax, legend=row == 0 and col == 0)
+                         style_order=setups, marker="o", ax=ax, legend=row == 0 and col == 0)
+            broken = part[part.get("broken", pd.Series(0, index=part.index)) > 0]
+            ax.scatter(broken.writers, broken[column], s=140, facecolors="none", edgecolors="black", linewidths=1.4,
+                       zorder=5, label="invariants broken" if len(broken) else None)
             ax.set(xscale="log", xlabel="writers (log)" if row else "", ylabel=name if col == 0 else "",
                    title=overlap.replace("_", " ") if row == 0 else "")
             ax.minorticks_off()
@@ -201,9 +207,13 @@ def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
     axes[1][0].set_ylim(0, max(float(frame.per_batch.max()), 0.1) * 1.08)  # rows share a scale: set it once all are drawn
     handles, labels = axes[0][0].get_legend_handles_labels()
     axes[0][0].get_legend().remove()
-    fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    ring = next((h for ax in axes[0] for h, label in zip(*ax.get_legend_handles_labels()) if label == "invariants broken"),
+                None)
+    if ring is not None and "invariants broken" not in labels:
+        handles, labels = [*handles, ring], [*labels, "invariants broken"]
+    fig.legend(handles, [textwrap.fill(label, 34) for label in labels], loc="center right", fontsize=8, frameon=False)
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 0.84, 1))
+    fig.tight_layout(rect=(0, 0, 0.82, 1))
     return _png(fig, layout=False)
 
 

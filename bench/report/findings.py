@@ -182,10 +182,12 @@ def _model_at_the_seeds_size(layouts: dict[tuple[str, str], list]) -> list[str]:
 
 def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
     """The share of batches committed and the failed attempts per batch against the writers, a column per overlap, a
-    line per configuration and control (and set-up, where the runs raced more than one)."""
-    points = races.assign(setting=races.configuration + " " + races.control).rename(
+    line per configuration and control (and set-up, where the runs raced more than one), a point whose invariants
+    broke marked (its batches committed, yet the table lost or doubled some)."""
+    points = races.assign(setting=races.configuration + " " + races.control,
+                          broken=(races.invariants != "hold").astype(int)).rename(
         columns={"failed": "batches failed", "conflicts": "failed"}).groupby(
-        ["setting", "set-up", "overlap", "writers"], as_index=False)[["committed", "failed", "batches"]].sum()
+        ["setting", "set-up", "overlap", "writers"], as_index=False)[["committed", "failed", "batches", "broken"]].sum()
     points = points.sort_values("overlap", key=lambda o: o.map(writers.overlap_rank), kind="stable")
     if points.writers.nunique() < 2:
         return ""
