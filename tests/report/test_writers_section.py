@@ -303,6 +303,7 @@ def test_claim_four_is_not_shown_where_nbcc_writers_never_wrote_one_file_group_a
     claim = next(c for c in writers.claims(_run(nbcc)) if c["claim"] == writers.CLAIMS[3])
     assert claim["verdict"] == "not shown: no two writers' commits overlapped on one file group"
     assert "NBCC: 0 file groups written by two writers' commits that overlapped in time" in claim["measured"]
+    assert "in the 1 of 1 grid points that recorded them" in claim["measured"]
     nbcc.info["batches"] = [_committed(0, 1, 10.0, 20.0, ["d=1/a"]), _committed(1, 1, 15.0, 25.0, ["d=1/a"])]
     claim = next(c for c in writers.claims(_run(nbcc)) if c["claim"] == writers.CLAIMS[3])
     assert claim["verdict"] == "holds" and "NBCC: 1 file groups" in claim["measured"]

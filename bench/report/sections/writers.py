@@ -310,7 +310,8 @@ def claims(run: load.Run) -> list[dict]:
         at_once = nbcc_shared[AT_ONCE].dropna()
         if not at_once.empty:  # the write stats say whether NBCC writers really shared a file group at once
             parts += (f"; NBCC: {int(at_once.sum())} file groups written by two writers' commits that overlapped in "
-                      f"time (from the commits' write stats)")
+                      f"time (from the commits' write stats, in the {len(at_once)} of {len(nbcc_shared)} grid points "
+                      f"that recorded them)")
         if not occ.empty and (occ["write conflicts"] > 0).any():
             verdict = "not reproduced here under OCC" + (
                 "; under NBCC both commit" if not nbcc_shared.empty and (nbcc_shared["write conflicts"] == 0).all() else "")
