@@ -90,7 +90,8 @@ def test_writers_coordinate_through_servers_the_run_started(tiny_run):
     assert settings["hoodie.clean.automatic"] == "true"  # Hudi's default: each writer cleans (writer_inline_clean=1)
     assert settings["hoodie.client.heartbeat.interval_in_ms"] == "2000"  # tiny's races last a minute
     assert hudi["setup"] == {"name": "realistic", "service": True, "service_every_commits": 2, "keep_snapshots_s": 300.0,
-                             "writers_clean": True, "heartbeat_ms": 2000, "retry": "checked", "route": "pruned"}
+                             "writers_clean": True, "heartbeat_ms": 2000, "retry": "checked", "route": "pruned",
+                             "names_partition": False}
     nbcc = {s["key"]: s["value"] for s in race(tiny_run, "hudi-mor", "processes", "nbcc")["coordination"]["settings"]}
     assert nbcc["hoodie.write.concurrency.mode"] == "NON_BLOCKING_CONCURRENCY_CONTROL"
 
