@@ -175,7 +175,7 @@ def against_claims(frame: pd.DataFrame, title: str) -> bytes:
     return _png(fig)
 
 
-def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
+def attempts_against_writers(frame: pd.DataFrame, title: str, setup_order: list[str] | None = None) -> bytes:
     """Against the writers (``writers``): the share of the batches that committed (``committed`` of ``batches``) and
     the failed attempts per batch (``failed``), summed over the races; a column per overlap (``overlap``), a colour per
     configuration and control (``setting``), a line style per set-up (``set-up``) where there is more than one, a
@@ -185,7 +185,8 @@ def attempts_against_writers(frame: pd.DataFrame, title: str) -> bytes:
     settings = sorted(frame.setting.unique())
     frame = frame.assign(share=frame.committed / frame.batches, per_batch=frame.failed / frame.batches)
     style = "set-up" if frame["set-up"].nunique() > 1 else None
-    setups = sorted(frame["set-up"].unique()) if style else None  # every panel the same styles, the legend all of them
+    # every panel the same styles, the legend all of them; the first (a solid line) the set-up the others control
+    setups = [u for u in (setup_order or sorted(frame["set-up"].unique())) if u in set(frame["set-up"])] if style else None
     fig, axes = plt.subplots(2, len(overlaps), figsize=(3.4 * len(overlaps) + 3.2, 5.8), sharex=True, sharey="row",
                              squeeze=False)
     counts = sorted(frame.writers.unique())

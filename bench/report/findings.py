@@ -191,7 +191,10 @@ def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
     points = points.sort_values("overlap", key=lambda o: o.map(writers.overlap_rank), kind="stable")
     if points.writers.nunique() < 2:
         return ""
-    return img(charts.attempts_against_writers(points, "Several writers: what committed and what failed against writers"),
+    controls = races.groupby("set-up")[writers.CONTROL].all()  # the set-ups a control, drawn after the others
+    order = sorted(controls.index, key=lambda u: (bool(controls[u]), u))
+    return img(charts.attempts_against_writers(points, "Several writers: what committed and what failed against writers",
+                                               order),
                "committed batches and failed attempts against writers", out, f"writers-{name}")
 
 
