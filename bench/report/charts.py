@@ -186,7 +186,8 @@ def attempts_against_writers(frame: pd.DataFrame, title: str, setup_order: list[
     frame = frame.assign(share=frame.committed / frame.batches, per_batch=frame.failed / frame.batches)
     style = "set-up" if frame["set-up"].nunique() > 1 else None
     # every panel the same styles, the legend all of them; the first (a solid line) the set-up the others control
-    setups = [u for u in (setup_order or sorted(frame["set-up"].unique())) if u in set(frame["set-up"])] if style else None
+    drawn = set(frame["set-up"])
+    setups = [u for u in (setup_order or sorted(drawn)) if u in drawn] if style else None
     fig, axes = plt.subplots(2, len(overlaps), figsize=(3.4 * len(overlaps) + 3.2, 5.8), sharex=True, sharey="row",
                              squeeze=False)
     counts = sorted(frame.writers.unique())

@@ -89,35 +89,43 @@ def setup(x: WritersRace) -> str:
     every = named.get("service_every_commits")
     service = "no service" if not named.get("service") else \
         ("service back to back" if not every else f"service every {every} commits")
-    controls = [service]
+    return f"{named.get('name')} ({', '.join([service, *changed_factors(named)])})"
+
+
+def changed_factors(named: dict[str, Any]) -> list[str]:
+    """The factors a set-up changes from its variant's defaults, as the set-up's label names them (the table service
+    is named in every label, whether a team's cadence or none; who cleans has a column of its own)."""
+    factors = []
     if named.get("route") == BASELINE_ROUTE:  # the join
-        controls.append("rows found by a MERGE from a keys view")
+        factors.append("rows found by a MERGE from a keys view")
     if named.get("names_partition"):
-        controls.append("the statement names its days")
+        factors.append("the statement names its days")
     if named.get("retry") == BLIND:
-        controls.append("blind retry")
+        factors.append("blind retry")
     if named.get("name") == "stress" and not named.get("heartbeat_ms"):
-        controls.append("Hudi's own heartbeat")
-    return f"{named.get('name')} ({', '.join(controls)})"
+        factors.append("Hudi's own heartbeat")
+    return factors
 
 
 def is_control(x: WritersRace) -> bool:
-    """A race whose set-up changes one factor of its variant's defaults (the writers' route, the days named, a blind
-    retry, no table service, only the service cleaning, the stress with Hudi's heartbeat): it isolates a factor, and the
-    claims are decided without it (the controls table sets it beside the point it controls)."""
+    """A race whose set-up changes one factor of its variant's defaults (``changed_factors``, no table service, or
+    only the service cleaning): it isolates a factor, and the claims are decided without it (the controls table sets
+    it beside the point it controls)."""
     named = x.coordination.setup
     if named is None:
         return False
-    return (named.get("route") == BASELINE_ROUTE or bool(named.get("names_partition")) or named.get("retry") == BLIND
-            or not named.get("service", True) or named.get("writers_clean") is False
-            or (named.get("name") == "stress" and not named.get("heartbeat_ms")))
+    return bool(changed_factors(named)) or not named.get("service", True) or named.get("writers_clean") is False
+
+
+def _acknowledged_commits(x: WritersRace) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each acknowledged batch with the last of its labelled commits (``invariants.attach_commits``), over every race."""
+    return [(b, b["commits"][-1]) for b in x.batches if b.get("committed") and b.get("commits")]
 
 
 def empty_commits(x: WritersRace) -> str:
     """Acknowledged batches whose commit reports it changed no row (the format's own count: Hudi's ``numUpdateWrites``,
     Delta's ``numUpdatedRows``), over every race of the point; "–" where the format reports no count (Iceberg)."""
-    last = [b["commits"][-1] for b in x.batches if b.get("committed") and b.get("commits")]
-    counted = [c for c in last if c.get("rows_changed") is not None]
+    counted = [c for _, c in _acknowledged_commits(x) if c.get("rows_changed") is not None]
     return str(sum(c["rows_changed"] == 0 for c in counted)) if counted else "–"
 
 
@@ -127,9 +135,8 @@ def overlapping_file_groups(x: WritersRace) -> int | None:
     None where no commit recorded its file groups (Iceberg, Delta; a Hudi run recorded before they were read)."""
     spans: dict[tuple[Any, str], list[tuple[int, float, float]]] = {}
     recorded = False
-    for b in x.batches:
-        commit = (b.get("commits") or [None])[-1] if b.get("committed") else None
-        if not commit or commit.get("file_groups") is None:
+    for b, commit in _acknowledged_commits(x):
+        if commit.get("file_groups") is None:
             continue
         recorded = True
         if commit.get("began_at") is None or commit.get("completed_at") is None:
