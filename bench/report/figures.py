@@ -205,6 +205,12 @@ def cadence_checked(run: Run) -> pd.DataFrame:
     return cadence.checked_table(cadence.checks(run))
 
 
+def _in_overlap_order(frame: pd.DataFrame, before: list[str], after: list[str]) -> pd.DataFrame:
+    """The races sorted by ``before``, then by overlap (the least contention first: ``writers.overlap_rank``), then
+    by ``after``."""
+    return frame.assign(order=frame.overlap.map(writers.overlap_rank)).sort_values([*before, "order", "overlap", *after])
+
+
 WRITERS_GRID_COLUMNS = {
     "configuration": "configuration", "control": "control", "set-up": "set-up", "writers": "writers",
     "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
@@ -220,8 +226,7 @@ def writers_grid(run: Run) -> pd.DataFrame:
     frame = writers.races(run)
     if frame.empty:
         return frame
-    frame = frame.assign(order=frame.overlap.map(writers.overlap_rank)).sort_values(
-        ["configuration", "control", "set-up", "order", "overlap", "writers"])
+    frame = _in_overlap_order(frame, ["configuration", "control", "set-up"], ["writers"])
     return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
 
 
@@ -241,8 +246,7 @@ def writers_controls(run: Run) -> pd.DataFrame:
         frame = frame[frame.groupby(point)["set-up"].transform("nunique") > 1]
     if frame.empty:
         return pd.DataFrame([{"controls": "no grid point was raced under more than one set-up"}])
-    frame = frame.assign(order=frame.overlap.map(writers.overlap_rank)).sort_values(
-        ["configuration", "control", "order", "overlap", "writers", "set-up"])
+    frame = _in_overlap_order(frame, ["configuration", "control"], ["writers", "set-up"])
     return frame[list(WRITERS_CONTROL_COLUMNS)].rename(columns=WRITERS_CONTROL_COLUMNS)
 
 
