@@ -130,8 +130,11 @@ def merge_records(records: list[dict], run_dir: Path, name: str = "e2e") -> dict
     env = merged["cowmor"]["environment"]
     for folder in map(Path, unmeasured):
         merged["cowmor"]["outcomes"] += json.loads((folder / "outcomes.json").read_text())
-        for family, info in json.loads((folder / "environment.json").read_text()).get("formats", {}).items():
+        skipped_env = json.loads((folder / "environment.json").read_text())
+        for family, info in skipped_env.get("formats", {}).items():
             env["formats"].setdefault(family, info)
+        for config_id, info in skipped_env.get("configs", {}).items():
+            env["configs"].setdefault(config_id, info)  # the report lists it, skipped with its reason
     for data in datas[1:]:
         other = data["cowmor"]
         merged["benchmarks"] += data["benchmarks"]
