@@ -12,7 +12,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from bench.exceptions import CowmorError
+from bench.exceptions import BadOption, CowmorError
 from bench.run.options import add_options, parse_finite, parse_positive_int
 
 EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INCOMPARABLE, EXIT_INTERNAL = 1, 2, 3, 70
@@ -210,14 +210,21 @@ def _reference(args: argparse.Namespace) -> int:
     from bench.results import reference
 
     folder = Path(args.folder)
+    backs = [b for b in args.backs.split(",") if b]
+    if args.action in ("add", "backs"):
+        from bench.report.figures import BACKABLE
+
+        unknown = [b for b in backs if b not in BACKABLE]
+        if unknown:
+            raise BadOption(f"--backs {','.join(unknown)}: no such figure (figures: {', '.join(sorted(BACKABLE))})")
     if args.action == "add":
         for path in args.runs:
-            entry = reference.add(Path(path), [b for b in args.backs.split(",") if b], folder, args.command_line)
+            entry = reference.add(Path(path), backs, folder, args.command_line)
             print(f"reference: added {entry.run_id} ({entry.machine_label}, {entry.storage}; backs {', '.join(entry.backs)})")
         return 0
     if args.action == "backs":
         for run_id in args.runs:
-            entry = reference.also_backs(run_id, [b for b in args.backs.split(",") if b], folder)
+            entry = reference.also_backs(run_id, backs, folder)
             print(f"reference: {entry.run_id} backs {', '.join(entry.backs)}")
         return 0
     if args.action == "retire":

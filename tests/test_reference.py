@@ -24,9 +24,9 @@ def test_every_figure_in_the_readme_and_docs_is_what_the_reference_runs_give():
 
 def test_every_figure_a_manifest_line_backs_exists_and_every_doc_figure_is_known():
     for entry in reference.load_manifest():
-        assert set(entry.backs) <= set(figures.FIGURES), entry.run_id
+        assert set(entry.backs) <= figures.BACKABLE, entry.run_id
     named = {m.group("name") for path in doc_files() for m in figures.MARKER.finditer(path.read_text())}
-    assert named <= set(figures.FIGURES) | set(figures.ACROSS_LAYOUTS)
+    assert named <= set(figures.FIGURES) | set(figures.ACROSS)
 
 
 @pytest.fixture
@@ -98,8 +98,8 @@ def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, 
     page = build_findings(folder, tmp_path / "findings")
     text = page.read_text()
     sections = [text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. Along the file size",
-                                        "3. The seeds' claims", "4. Memory", "5. How often to compact",
-                                        "6. Several writers", "7. The reference runs")]
+                                        "3. On an object store", "4. The seeds' claims", "5. Memory", "6. How often to compact",
+                                        "7. Several writers", "8. The reference runs")]
     assert sections == sorted(sections)
     assert "No reference run measured the seeds" in text  # a `small` run says nothing of the seeds' table
     assert "iceberg-cow ÷ iceberg-mor" in text and first.run_id in text and first.command in text
@@ -201,3 +201,45 @@ def test_the_model_is_checked_on_the_seeds_table_it_never_saw():
     assert all(float(reach.rstrip("x").replace(",", "")) > 10 for reach in checked["beyond the fitted points"])
     assert checked.check.isin(["met", "MISSED: the interval does not meet the measurement"]).all()
     assert figures.model_against_unseen(seed, seed).empty  # no file-size steps there: nothing to fit
+
+
+def test_runs_on_other_storage_are_never_merged_and_the_storage_figure_sets_them_side_by_side(tmp_path):
+    """A local and an object-store run of one machine and layout: each ratio figure gives each its own table, and the
+    storage figures one table with a column per storage (local disk first), the requests only where they were counted."""
+    from tests.constructed import write_run
+
+    folder = tmp_path / "reference"
+    for run_id, speed, storage in (("on-s3", 1.5, {"kind": "seaweedfs 4.48", "requests_counted": True}),
+                                   ("on-disk", 1.0, None)):
+        run_dir = write_run(tmp_path / "results", run_id, speed=speed, storage=storage)
+        (run_dir / "time_breakdown.json").write_text(json.dumps({"wall_s": 100.0}))
+        reference.add(run_dir, ["hotfix-routes", "hotfix-storage"], folder, command="python -m bench run")
+    assert reference.check(folder) == []
+    routes = figures.render("hotfix-routes", folder)
+    assert routes.count("| pair | route |") == 2 and "local disk" in routes and "seaweedfs 4.48" in routes
+    ratios = figures.render("hotfix-storage", folder)
+    assert ratios.count("| pair | route |") == 1
+    assert "| pair | route | local disk | seaweedfs 4.48 |" in ratios
+    updates = figures.render("hotfix-storage-updates", folder)
+    header = next(line for line in updates.splitlines() if line.startswith("| configuration"))
+    assert header == ("| configuration | route | local disk: update s [95% CI] | local disk: requests | "
+                      "seaweedfs 4.48: update s [95% CI] | seaweedfs 4.48: requests |")
+    row = next(line for line in updates.splitlines() if line.startswith("| iceberg-cow | join"))
+    assert row.split(" | ")[3] == "–" and row.split(" | ")[5].startswith("58 (GET 40, PUT 12, LIST 6)"), row
+    from bench.report.findings import build_findings
+
+    page = build_findings(folder, tmp_path / "findings").read_text()
+    section = page[page.index("3. On an object store"):page.index("4. The seeds' claims")]
+    assert "on-s3" in section and "on-disk" in section and "seaweedfs 4.48: requests" in section
+    assert list((tmp_path / "findings" / "charts").glob("storage-*-join.png"))
+    one = tmp_path / "one"
+    reference.add(tmp_path / "results" / "on-disk", ["hotfix-storage"], one, command="python -m bench run")
+    assert "no reference run backs this figure yet" in figures.render("hotfix-storage", one)  # one storage: no table
+
+
+def test_a_run_said_to_back_a_figure_that_does_not_exist_is_refused_in_one_line(tmp_path, capsys):
+    from bench import cli
+
+    assert cli.main(["reference", "backs", "some-run", "--backs", "hotfix-routs", "--folder", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("cowmor: --backs hotfix-routs: no such figure (figures: ") and "\n" not in err

@@ -133,15 +133,15 @@ def trend(frame: pd.DataFrame, changes: list[tuple[int, str]]) -> bytes:
     return _png(fig)
 
 
-def ratio_bars(frame: pd.DataFrame, title: str) -> bytes:
-    """Copy-on-write ÷ merge-on-read per pair (``pair``) and route (``route``): ``ratio`` with its 95% interval
-    (``low``, ``high``) as the error bar, and the tie (1x) marked."""
-    pairs, routes = list(dict.fromkeys(frame.pair)), list(dict.fromkeys(frame.route))
+def ratio_bars(frame: pd.DataFrame, title: str, hue: str = "route") -> bytes:
+    """Copy-on-write ÷ merge-on-read per pair (``pair``) and ``hue`` (the route, or the storage): ``ratio`` with its
+    95% interval (``low``, ``high``) as the error bar, and the tie (1x) marked."""
+    pairs, routes = list(dict.fromkeys(frame.pair)), list(dict.fromkeys(frame[hue]))
     fig, ax = plt.subplots(figsize=(8.5, 3.6))
     width = min(0.8 / max(len(routes), 1), 0.3)  # a lone pair's bar stays a bar, not the whole plot
     colours = sns.color_palette("deep", n_colors=len(routes))
     for i, route in enumerate(routes):
-        part = frame[frame.route == route].set_index("pair").reindex(pairs)
+        part = frame[frame[hue] == route].set_index("pair").reindex(pairs)
         xs = [p + (i - (len(routes) - 1) / 2) * width for p in range(len(pairs))]
         low = (part.ratio - part.low).clip(lower=0).fillna(0)
         high = (part.high - part.ratio).clip(lower=0).fillna(0)
@@ -151,7 +151,7 @@ def ratio_bars(frame: pd.DataFrame, title: str) -> bytes:
     ax.set_xlim(-0.6, len(pairs) - 0.4)
     ax.set_xticks(range(len(pairs)), pairs, fontsize=8)
     ax.set(ylabel="update time ratio (×)", title=title)
-    ax.legend(fontsize=8, title="route")
+    ax.legend(fontsize=8, title=hue)
     return _png(fig)
 
 

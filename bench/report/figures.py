@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -20,9 +21,9 @@ from bench.report.fitted import drivers_of, models
 from bench.report.sections import writers
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
-from bench.results.contract import FILE_SIZE, HOTFIX, MEMORY_NEEDED, Run
+from bench.results.contract import FILE_SIZE, HOTFIX, LOCAL_DISK, MEMORY_NEEDED, Run
 from bench.results.reference import REFERENCE_DIR, Entry, backing
-from bench.results.schema import FileSizeUpdate, HotfixUpdate
+from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
@@ -50,11 +51,17 @@ def layout(run: Run) -> str:
             f"{scale.hotfix_rows or 0:,} changed")
 
 
+def group_of(entry: Entry, run: Run) -> tuple[str, str, str]:
+    """What runs must share to be merged into one ratio, fit or table: the machine, the storage and the table layout."""
+    return entry.machine_label, entry.storage, layout(run)
+
+
 def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
-    """The runs backing ``figure``, merged per machine and table layout (never across either), the seeds' size first."""
-    groups: dict[tuple[str, str], list[tuple[Entry, Run]]] = {}
+    """The runs backing ``figure``, merged per machine, storage and table layout (never across any), the seeds' size
+    first."""
+    groups: dict[tuple[str, str, str], list[tuple[Entry, Run]]] = {}
     for entry, run in backing(figure, folder):
-        groups.setdefault((entry.machine_label, layout(run)), []).append((entry, run))
+        groups.setdefault(group_of(entry, run), []).append((entry, run))
     merged = [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
     return sorted(merged, key=lambda g: g[1].scale != SEED_SCALE)  # the seeds' own size first: the question's table
 
@@ -100,6 +107,30 @@ def hotfix_layouts(layouts: list[tuple[str, Run]]) -> pd.DataFrame:
     return pd.DataFrame([{"pair": f"{cow} ÷ {mor}", "route": route,
                           **{label: rows[(cow, mor, route)].get(label, "–") for label, _ in layouts}}
                          for cow, mor, route in order])
+
+
+def updates_by_storage(storages: list[tuple[str, Run]]) -> pd.DataFrame:
+    """Each configuration's hotfix update per route, a column pair per storage: the median with its 95% interval, and
+    the requests of its last round by kind (a local disk counts none)."""
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for label, run in storages:
+        for r in run.records(HOTFIX, "update", route=None):
+            spread, requests = r.spread, r.view(HotfixUpdate).requests
+            cell = rows.setdefault((r.config_id, r.route), {})
+            cell[f"{label}: update s [95% CI]"] = f"{spread.median:.2f}" + (
+                f" [{spread.ci95[0]:.2f}–{spread.ci95[1]:.2f}]" if spread.ci95 else " (one round)")
+            cell[f"{label}: requests"] = _requests(requests)
+    columns = [f"{label}: {what}" for label, _ in storages for what in ("update s [95% CI]", "requests")]
+    return pd.DataFrame([{"configuration": config, "route": route, **{c: cells.get(c, "–") for c in columns}}
+                         for (config, route), cells in sorted(rows.items(), key=lambda k: (k[0][0], route_order(k[0][1])))])
+
+
+def _requests(requests: dict[str, int] | None) -> str:
+    """``1,234 (PUT 40, GET 900, LIST 294)``: the kinds that made any."""
+    if not requests:
+        return "–"
+    kinds = [f"{kind} {int(requests[kind]):,}" for kind in load.REQUEST_KINDS if kind != TOTAL_REQUESTS and requests.get(kind)]
+    return f"{int(requests.get(TOTAL_REQUESTS, 0)):,}" + (f" ({', '.join(kinds)})" if kinds else "")
 
 
 def file_size_ratio_points(run: Run) -> pd.DataFrame:
@@ -305,29 +336,65 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
 }
 
 
-# figures of one machine's runs across table layouts (never across machines): name -> (title, the figure whose runs
-# they read, the table from [(layout, run)])
-ACROSS_LAYOUTS: dict[str, tuple[str, str, Callable[[list[tuple[str, Run]]], pd.DataFrame]]] = {
-    "hotfix-headline": ("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route and table "
-                        "(median ratio [95% interval]; above 1 merge-on-read is faster)", "hotfix-routes", hotfix_layouts),
+@dataclass(frozen=True)
+class Across:
+    """A figure that sets one machine's groups side by side, a column each: ``over`` is what the columns vary (the
+    table ``layout`` or the ``storage``); the groups share everything else (never two machines in one table)."""
+
+    title: str
+    source: str  # the figure whose backing runs it reads
+    over: str
+    make: Callable[[list[tuple[str, Run]]], pd.DataFrame]
+
+
+ACROSS: dict[str, Across] = {
+    "hotfix-headline": Across("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route and table "
+                              "(median ratio [95% interval]; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
+                              hotfix_layouts),
+    "hotfix-storage": Across("The payments hotfix on each storage: copy-on-write ÷ merge-on-read update time per locate "
+                             "route (median ratio [95% interval]; above 1 merge-on-read is faster)", "hotfix-storage",
+                             "storage", hotfix_layouts),
+    "hotfix-storage-updates": Across("The payments hotfix on each storage: each configuration's update time per locate "
+                                     "route, and the requests it made", "hotfix-storage", "storage", updates_by_storage),
 }
 
 
-def _across_layouts(name: str, folder: Path) -> str:
-    title, source, make = ACROSS_LAYOUTS[name]
-    machines: dict[str, list[tuple[list[Entry], Run]]] = {}
-    for entries, run in _by_machine(source, folder):
-        machines.setdefault(entries[0].machine_label, []).append((entries, run))
-    if not machines:
-        return f"*{title}: no reference run backs this figure yet.*\n"
+# the names a manifest line may say a run backs: each figure's, and the runs an across-figure reads
+BACKABLE = frozenset(FIGURES) | {figure.source for figure in ACROSS.values()}
+
+
+def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, list[Entry], list[tuple[str, Run]]]]:
+    """``pairs`` merged per machine, storage and layout, then gathered into the tables of an ``over`` figure: each a
+    title part (what its columns share), its runs, and its columns (label, merged run), the seeds' size first."""
+    merged: dict[tuple[str, str, str], list[tuple[Entry, Run]]] = {}
+    for entry, run in sorted(pairs, key=lambda p: p[1].scale != SEED_SCALE):
+        merged.setdefault(group_of(entry, run), []).append((entry, run))
+    tables: dict[tuple[str, str], list[tuple[list[Entry], str, Run]]] = {}
+    for (machine, storage, shape), group in merged.items():
+        run = load.merge([r for _, r in group])
+        shared, label = ((machine, storage), f"{run.scale}: {shape}") if over == "layout" else \
+            ((machine, f"scale `{run.scale}` ({shape})"), storage)
+        tables.setdefault(shared, []).append(([e for e, _ in group], label, run))
+    out = []
+    for (machine, where), columns in tables.items():
+        columns.sort(key=lambda c: (c[2].scale != SEED_SCALE, c[1] != LOCAL_DISK))
+        out.append((f"On {machine}, {where}", [e for entries, _, _ in columns for e in entries],
+                    [(label, run) for _, label, run in columns]))
+    return out
+
+
+def _across(name: str, folder: Path) -> str:
+    figure = ACROSS[name]
+    tables = across_groups(figure.over, backing(figure.source, folder))
+    if figure.over == "storage":
+        tables = [t for t in tables if len(t[2]) > 1]
+    if not tables:
+        return f"*{figure.title}: no reference run backs this figure yet.*\n"
     parts = []
-    for machine, groups in machines.items():
-        layouts = [(f"{run.scale}: {layout(run)}", run) for _, run in groups]
-        entries = [e for group, _ in groups for e in group]
+    for where, entries, columns in tables:
         runs = "; ".join(f"`{e.run_id}`" for e in entries)
-        parts.append(f"*{title}. On {machine}, {'; '.join(sorted({e.storage for e in entries}))}; runs {runs} "
-                     f"(each with its command in `results/reference/manifest.json`).*\n\n"
-                     f"{_markdown(make(layouts))}\n")
+        parts.append(f"*{figure.title}. {where}; runs {runs} (each with its command in "
+                     f"`results/reference/manifest.json`).*\n\n{_markdown(figure.make(columns))}\n")
     return "\n".join(parts)
 
 
@@ -337,8 +404,8 @@ def render(name: str, folder: Path = REFERENCE_DIR) -> str:
     Raises:
         KeyError: no such figure.
     """
-    if name in ACROSS_LAYOUTS:
-        return _across_layouts(name, folder)
+    if name in ACROSS:
+        return _across(name, folder)
     title, make = FIGURES[name]
     groups = _by_machine(name, folder)
     if not groups:
@@ -365,7 +432,7 @@ def drift(paths: list[Path], folder: Path = REFERENCE_DIR) -> list[str]:
     for path in paths:
         text = path.read_text()
         for m in MARKER.finditer(text):
-            if m.group("name") not in FIGURES and m.group("name") not in ACROSS_LAYOUTS:
+            if m.group("name") not in FIGURES and m.group("name") not in ACROSS:
                 out.append(f"{path}: unknown figure {m.group('name')!r}")
             elif m.group("body") != render(m.group("name"), folder):
                 out.append(f"{path}: figure {m.group('name')} differs from the reference runs (run `make docs`)")

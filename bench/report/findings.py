@@ -3,11 +3,12 @@ most of it the full report per machine and scale).
 
 ``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
 merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the same ratio along the
-file size; then the seeds' claims beside what was measured on their own table; then the memory each configuration used
+file size; then the same hotfix on each storage (local disk, an object store, one with S3-like latency); then the
+seeds' claims beside what was measured on their own table; then the memory each configuration used
 and needs; then how often to compact, checked at the recommended cadence and its neighbours; then several writers
 (committed and failed against writers, the four claims); then the manifest (every run's id, command, commit, machine,
 storage, what it backs) and a full report per machine and scale, and one per machine and scale over all its layouts.
-Runs of different machines are never merged into one ratio or fit.
+Runs of different machines or storage are never merged into one ratio or fit.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from bench.report import cadence, charts
 from bench.report.build import CSS, build_report
 from bench.report.figures import (
     SEED_SCALE,
+    across_groups,
     file_size_ratio_points,
+    group_of,
+    hotfix_layouts,
     hotfix_memory,
-    layout,
     memory_needed,
     model_against_unseen,
     routes_table,
@@ -34,12 +37,13 @@ from bench.report.figures import (
     seed_claim_points,
     seed_claims,
     size_table,
+    updates_by_storage,
 )
 from bench.report.html_parts import img, note, table
 from bench.report.sections import writers
 from bench.results import load
-from bench.results.contract import FILE_SIZE, HOTFIX
-from bench.results.reference import REFERENCE_DIR, runs
+from bench.results.contract import FILE_SIZE, HOTFIX, LOCAL_DISK
+from bench.results.reference import REFERENCE_DIR, backing, runs
 
 
 def _slug(text: str) -> str:
@@ -50,19 +54,20 @@ def _slug(text: str) -> str:
 
 
 def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findings")) -> Path:
-    """Write the findings page and one report per (machine, scale) group; return the page."""
+    """Write the findings page and one report per (machine, storage, scale, layout) group; return the page."""
     out.mkdir(parents=True, exist_ok=True)
     pairs = runs(folder)
-    groups: dict[tuple[str, str, str], list] = {}
+    groups: dict[tuple[str, str, str, str], list] = {}  # never merged across machine, storage, scale or layout
     for entry, run in pairs:
-        groups.setdefault((entry.machine_label, run.scale, layout(run)), []).append((entry, run))
+        machine, storage, shape = group_of(entry, run)
+        groups.setdefault((machine, storage, run.scale, shape), []).append((entry, run))
     answers, sizes, claims, memory, compaction, several, links = [], [], [], [], [], [], []
     # the seeds' own size first: the question's table
-    for (machine, scale, shape), members in sorted(groups.items(), key=lambda g: g[0][1] != SEED_SCALE):
-        name = _slug(f"{scale}-{shape}-{machine}")
+    for (machine, storage, scale, shape), members in sorted(groups.items(), key=lambda g: g[0][2] != SEED_SCALE):
+        name = _slug(f"{scale}-{shape}-{machine}" + ("" if storage == LOCAL_DISK else f"-{storage}"))
         run = load.merge([r for _, r in members])
-        where = f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, " + html.escape(
-            "; ".join(sorted({e.storage for e, _ in members})))
+        where = (f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, "
+                 f"{html.escape(storage)}")
         ids = _ids(members)
         ratios = scenario_ratios(run, HOTFIX)
         if ratios:
@@ -95,9 +100,10 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
                           + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
         build_report([folder / e.run_id for e, _ in members], out / name)
         links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {ids}</li>')
-    layouts: dict[tuple[str, str], list] = {}  # (machine, scale) -> its layouts' members
-    for (machine, scale, _), members in groups.items():
-        layouts.setdefault((machine, scale), []).append(members)
+    storages = _on_each_storage(folder, out)
+    layouts: dict[tuple[tuple[str, str], str], list] = {}  # ((machine, storage), scale) -> its layouts' members
+    for (machine, storage, scale, _), members in groups.items():
+        layouts.setdefault(((machine, storage), scale), []).append(members)
     links += _every_layout(layouts, folder, out)
     claims += _model_at_the_seeds_size(layouts)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
@@ -116,53 +122,78 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             "sits in, so its cost follows the file's bytes, while merge-on-read and deletion vectors write in proportion "
             "to the rows. The ratio per route with its 95% interval.</p>"
             + ("".join(sizes) or note("No reference run measured the file-size steps yet.")) + "</section>"
-            "<section id=claims><h2>3. The seeds' claims at the seeds' own size</h2>"
+            "<section id=storage><h2>3. On an object store</h2><p>The same hotfix on one machine's local disk and on an "
+            "S3 server (SeaweedFS, started by the run), with and without a delay per request like S3's: every file "
+            "a configuration writes or reads is requests there. Does merge-on-read's saving survive once requests "
+            "cost time? The ratio per route on each storage, then each configuration's update time and requests.</p>"
+            + ("".join(storages) or note("No reference run measured the object store yet.")) + "</section>"
+            "<section id=claims><h2>4. The seeds' claims at the seeds' own size</h2>"
             "<p>The seeds reason about a table of 4,800 files of about 1.25 MB and 1,200 scattered rows: copy-on-write "
             "rewrites about 6 GB in 8 minutes, merge-on-read writes about 4 MB in 12 seconds. Each update measured on "
             "that table (the <code>seed</code> preset) beside the claim for its kind; every update changed exactly "
             "the rows it targeted (checked against the generated data). The seeds' other claims (80 ms more per read "
             "over 24 hours of changes; what several writers do) are not measured at this size by any reference run."
             "</p>" + ("".join(claims) or note("No reference run measured the seeds' table yet.")) + "</section>"
-            "<section id=memory><h2>4. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
-            + "</section><section id=compaction><h2>5. How often to compact</h2><p>The writes per compaction that "
+            "<section id=memory><h2>5. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
+            + "</section><section id=compaction><h2>6. How often to compact</h2><p>The writes per compaction that "
             "the degradation curve recommends for a workload's reads per write, checked by running the cycle at that "
             "cadence and its neighbours (scenarios/test_compaction_cadence.py): each one's measured cost per write "
             "beside the curve's, and the verdict.</p>"
             + ("".join(compaction) or note("No reference run checked a compaction cadence yet."))
-            + "</section><section id=writers><h2>6. Several writers</h2><p>Writers racing on one table with its table "
+            + "</section><section id=writers><h2>7. Several writers</h2><p>Writers racing on one table with its table "
             "service beside them (docs/several-writers.md): what committed and what failed against the number of "
             "writers, and the seeds' four claims decided on the causes of the failures.</p>"
             + ("".join(several) or note("No reference run raced several writers yet."))
-            + "</section><section id=runs><h2>7. The reference runs</h2>" + _manifest(pairs, folder)
+            + "</section><section id=runs><h2>8. The reference runs</h2>" + _manifest(pairs, folder)
             + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
     (out / "index.html").write_text(page)
     return out / "index.html"
+
+
+def _on_each_storage(folder: Path, out: Path) -> list[str]:
+    """Per machine and table, the hotfix on each storage it was measured on: a chart of the ratio per route, a bar per
+    storage; the ratios' table; each configuration's update time and requests."""
+    parts = []
+    for where, entries, columns in across_groups("storage", backing("hotfix-storage", folder)):
+        if len(columns) < 2:
+            continue
+        name = _slug(f"storage-{where}")
+        ratios = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "storage": label, "ratio": r.ratio, "low": r.low,
+                   "high": r.high} for label, run in columns for r in scenario_ratios(run, HOTFIX)]
+        frame = pd.DataFrame(ratios)
+        drawn = "".join(img(charts.ratio_bars(part, f"Copy-on-write ÷ merge-on-read on each storage ({route})", hue="storage"),
+                              f"copy-on-write ÷ merge-on-read on each storage, {route}", out, f"{name}-{route}")
+                          for route, part in frame.groupby("route", sort=False)) if not frame.empty else ""
+        parts.append(f"<h3>{html.escape(where)}</h3><p>Runs {', '.join(f'<code>{html.escape(e.run_id)}</code>' for e in entries)}"
+                     ".</p>" + drawn + table(hotfix_layouts(columns)) + table(updates_by_storage(columns)))
+    return parts
 
 
 def _ids(members: list) -> str:
     return ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
 
 
-def _every_layout(layouts: dict[tuple[str, str], list], folder: Path, out: Path) -> list[str]:
+def _every_layout(layouts: dict[tuple[tuple[str, str], str], list], folder: Path, out: Path) -> list[str]:
     """One full report per machine and scale over all its layouts: the cost model can then tell an update's price per
     partition touched from its price per file (one layout's files all sit in its one number of partitions per day)."""
     links = []
-    for (machine, scale), shapes in layouts.items():
+    for ((machine, storage), scale), shapes in layouts.items():
         if len(shapes) < 2:
             continue
         members = [m for shape in shapes for m in shape]
-        name = _slug(f"{scale}-every-layout-{machine}")
+        name = _slug(f"{scale}-every-layout-{machine}" + ("" if storage == LOCAL_DISK else f"-{storage}"))
         build_report([folder / e.run_id for e, _ in members], out / name)
         links.append(f'<li><a href="{name}/index.html">scale <code>{html.escape(scale)}</code>, its {len(shapes)} '
-                     f"layouts together, {html.escape(machine)}</a>: the full report of runs {_ids(members)}, whose cost "
+                     f"layouts together, {html.escape(machine)}, {html.escape(storage)}</a>: the full report of runs "
+                     f"{_ids(members)}, whose cost "
                      "model prices the partitions an update touches beside its files</li>")
     return links
 
 
-def _model_at_the_seeds_size(layouts: dict[tuple[str, str], list]) -> list[str]:
-    """Per machine, the cost model fitted on its runs at `small` (every layout) predicting its updates measured on the
-    seeds' table: a model checked against measurements it did not see."""
-    def updating(machine: str, scale: str, scenarios: tuple[str, ...]) -> list:
+def _model_at_the_seeds_size(layouts: dict[tuple[tuple[str, str], str], list]) -> list[str]:
+    """Per machine and storage, the cost model fitted on its runs at `small` (every layout) predicting its updates
+    measured on the seeds' table: a model checked against measurements it did not see."""
+    def updating(machine: tuple[str, str], scale: str, scenarios: tuple[str, ...]) -> list:
         return [m for shape in layouts.get((machine, scale), []) for m in shape
                 if any(m[1].records(s, "update", route=None) for s in scenarios)]
 
@@ -174,7 +205,7 @@ def _model_at_the_seeds_size(layouts: dict[tuple[str, str], list]) -> list[str]:
         checked = model_against_unseen(load.merge([r for _, r in small]), load.merge([r for _, r in seed]))
         if checked.empty:
             continue
-        out.append(f"<h3>The cost model at the seeds' size, {html.escape(machine)}</h3><p>Fitted on runs {_ids(small)} "
+        out.append(f"<h3>The cost model at the seeds' size, {html.escape(', '.join(machine))}</h3><p>Fitted on runs {_ids(small)} "
                    f"(scale <code>small</code>), predicting each update of runs {_ids(seed)} on the seeds' table, which "
                    "the fit never saw: the interval is for one new measurement.</p>" + table(checked))
     return out

@@ -28,6 +28,7 @@ from bench.results.schema import (  # noqa: F401
     required_and_optional)
 
 SCHEMA_VERSION = 2  # 1: every run recorded before the contract existed (no schema_version anywhere); 2 adds route/locate as optional fields
+LOCAL_DISK = "local disk"  # the storage of a run on no object store
 REFERENCE_ENGINE = "spark"  # the engine that writes every table; its reads are the report's reference
 FILES = ("benchmark.json", "environment.json", "outcomes.json")
 

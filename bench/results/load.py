@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from bench.core import resident
-from bench.results.contract import MEMORY_FIELDS, REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
+from bench.results.contract import LOCAL_DISK, MEMORY_FIELDS, REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
 from bench.results.schema import AVAILABLE, EngineUsed
 
 
@@ -202,9 +202,9 @@ def settings_that_differ(runs: list[Run]) -> dict[str, dict[str, list[str]]]:
 def storage_kind(env: dict) -> str:
     """The storage as timings depend on it (local disk, an object store, its added latency per request), not where
     on it the workspace was: runs from two checkouts on one disk were measured on the same storage."""
-    storage = env.get("storage") or {"kind": "local disk"}
-    if storage.get("kind") == "local disk":
-        return "local disk"
+    storage = env.get("storage") or {"kind": LOCAL_DISK}
+    if storage.get("kind") == LOCAL_DISK:
+        return LOCAL_DISK
     delay = storage.get("delay_ms_per_request") or 0
     return f"object store +{delay:g} ms/request" if delay else "object store"
 
@@ -219,8 +219,8 @@ def runs_by_storage(runs: list[Run]) -> dict[str, list[str]]:
 
 def storage_label(env: dict) -> str:
     """Which storage the timings were taken on: they hold for that storage (and delay) only."""
-    storage = env.get("storage") or {"kind": "local disk"}
-    if storage.get("kind") == "local disk":
+    storage = env.get("storage") or {"kind": LOCAL_DISK}
+    if storage.get("kind") == LOCAL_DISK:
         return f"local disk ({env.get('workspace', '?')})"
     delay = storage.get("delay_ms_per_request") or 0
     return (f"object store: {storage.get('kind')}, {env.get('workspace', '?')}; requests "

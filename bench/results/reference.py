@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.exceptions import BadRecord
-from bench.results.contract import FILES, Run, load_run, validate
+from bench.results.contract import FILES, LOCAL_DISK, Run, load_run, validate
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "results" / "reference"
 MANIFEST = "manifest.json"
@@ -50,7 +50,7 @@ def machine_of(environment: dict[str, Any]) -> dict[str, Any]:
 
 
 def storage_of(environment: dict[str, Any]) -> str:
-    storage = environment.get("storage") or {"kind": "local disk"}
+    storage = environment.get("storage") or {"kind": LOCAL_DISK}
     delay = storage.get("delay_ms_per_request") or 0
     return storage.get("kind", "?") + (f", +{delay:g} ms per request" if delay else "")
 

@@ -21,7 +21,7 @@ from bench.engines import PRIMARY, select_engines
 from bench.exceptions import BadOption, MissingArtifact
 from bench.formats import Config, adapter_class, make_adapter, select_configs
 from bench.measure.rounds import RoundsPlan
-from bench.results.contract import SCHEMA_VERSION
+from bench.results.contract import LOCAL_DISK, SCHEMA_VERSION
 from bench.run import record
 from bench.run.options import check_master_reachable, check_results_dir, check_warehouse, scale_overrides
 from bench.run.readers import ReadEngines
@@ -229,7 +229,7 @@ class BenchSession:
             "spark": {"master": self.spark_options.master, "conf": self.spark_options.base_conf("<family>")},
             "machine": host["machine"], "command": host["command"],
             "workspace": str(self.workspace.root), "harness_commit": host["harness_commit"],
-            "storage": self.object_store.record() if self.object_store else {"kind": "local disk"},
+            "storage": self.object_store.record() if self.object_store else {"kind": LOCAL_DISK},
             "interrupted": self.interrupted,
             "like": self.like or None,  # --like: the profiled table this run replicates, at which fraction
             # several writers' catalog and lock (Iceberg's JDBC catalog, Hudi's ZooKeeper), where the run used them; the

@@ -23,7 +23,7 @@ READ_PHASE = {"update": "after", "compaction": "after_compaction"}
 def _requests(op) -> str:
     if pd.isna(getattr(op, "req_total", None)):
         return "–"
-    kinds = [f"{k} {int(getattr(op, f'req_{k.lower()}'))}" for k in ("GET", "PUT", "POST", "LIST", "COPY", "DELETE")
+    kinds = [f"{k} {int(getattr(op, f'req_{k.lower()}'))}" for k in load.REQUEST_KINDS if k != TOTAL_REQUESTS
              if pd.notna(getattr(op, f"req_{k.lower()}", None)) and getattr(op, f"req_{k.lower()}")]
     return f"{int(op.req_total):,} ({', '.join(kinds)})"
 
