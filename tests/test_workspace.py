@@ -99,7 +99,7 @@ def test_a_base_table_that_would_fill_the_disk_is_refused_before_it_is_built(tmp
 
     ws = Workspace(tmp_path / "ws")
     data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
-    fmt = SimpleNamespace(config_id="hudi-mor", table_name=lambda name: name)
+    fmt = SimpleNamespace(config_id="hudi-mor", family="hudi", table_name=lambda name: name)
     free = DISK_HEADROOM + int(2 * FIRST_TABLE_RATIO * data.bytes) - 1
     monkeypatch.setattr(os, "statvfs", lambda path: SimpleNamespace(f_bavail=free, f_frsize=1))
     built = []
@@ -108,6 +108,38 @@ def test_a_base_table_that_would_fill_the_disk_is_refused_before_it_is_built(tmp
     with pytest.raises(NotEnoughDisk, match="hudi-mor: table payments and its saved copy needs about"):
         tables.base_table(None, fmt, "payments", data)
     assert built == []
+
+
+def test_a_configurations_first_table_makes_room_for_its_familys_measured_size_not_the_upper_bound(tmp_path, monkeypatch):
+    """After iceberg-cow's table came out at 0.5x its source, iceberg-mor's first table asks for that with a margin,
+    twice (table and saved copy); a Hudi table still asks for the upper bound, and a configuration its own last size."""
+    from types import SimpleNamespace
+
+    from bench.run import tables as tables_module
+    from bench.run.tables import FAMILY_MARGIN, FIRST_TABLE_RATIO, TableStates
+    from bench.workload.datagen import generate_payments
+
+    ws = Workspace(tmp_path / "ws")
+    data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
+    tables = TableStates(ws, seed=1)
+
+    def fresh(spark, fmt, name, data, **kwargs):
+        location = Path(ws.warehouse) / fmt.config_id / name
+        location.mkdir(parents=True)
+        (location / "part-0.parquet").write_bytes(b"x" * (data.bytes // 2))
+        return SimpleNamespace(name=name, location=str(location))
+
+    asked: dict[str, int] = {}
+    monkeypatch.setattr(tables, "fresh_table", fresh)
+    monkeypatch.setattr(tables_module, "ensure_free",
+                        lambda location, needed, purpose: asked.setdefault(purpose.split(":")[0], needed)
+                        if "and its saved copy" in purpose else None)  # the table's check, not its copy's
+    for config_id in ("iceberg-cow", "iceberg-mor", "hudi-mor"):
+        fmt = SimpleNamespace(config_id=config_id, family=config_id.split("-")[0], table_name=lambda n: n)
+        tables.base_table(None, fmt, "payments", data)
+    assert asked["iceberg-cow"] == int(2 * FIRST_TABLE_RATIO * data.bytes)
+    assert asked["iceberg-mor"] == int(2 * FAMILY_MARGIN * (data.bytes // 2) / data.bytes * data.bytes) < asked["iceberg-cow"]
+    assert asked["hudi-mor"] == int(2 * FIRST_TABLE_RATIO * data.bytes)
 
 
 def test_a_base_table_short_of_room_evicts_other_configurations_tables_oldest_first(tmp_path, monkeypatch):
@@ -138,7 +170,7 @@ def test_a_base_table_short_of_room_evicts_other_configurations_tables_oldest_fi
             raise NotEnoughDisk(f"{purpose}: no room")
 
     monkeypatch.setattr(tables_module, "ensure_free", ensure_free)
-    formats = {c: SimpleNamespace(config_id=c, table_name=lambda n: n) for c in ("iceberg-cow", "iceberg-mor", "delta-dv")}
+    formats = {c: SimpleNamespace(config_id=c, family=c.split("-")[0], table_name=lambda n: n) for c in ("iceberg-cow", "iceberg-mor", "delta-dv")}
     first = tables.base_table(None, formats["iceberg-cow"], "payments", data)
     tables.base_table(None, formats["iceberg-mor"], "payments", data)
     tables.base_table(None, formats["delta-dv"], "payments", data)
@@ -197,7 +229,7 @@ def test_an_earlier_run_s_saved_table_states_are_removed_before_this_run_saves_i
 
     tables = TableStates(ws, seed=1)
     tables.fresh_table = fresh_table
-    fmt = SimpleNamespace(config_id="hudi-cow", table_name=lambda name: name)
+    fmt = SimpleNamespace(config_id="hudi-cow", family="hudi", table_name=lambda name: name)
     tables.base_table(None, fmt, "payments", data)
     assert not (tmp_path / "ws" / "bases" / "delta-cow").exists()
     assert (tmp_path / "ws" / "bases" / "hudi-cow" / "payments" / "data.parquet").read_bytes() == b"y" * 10

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,13 @@ if TYPE_CHECKING:
     from bench.formats.base import TableFormat, TableRef
 
 
-# a table's bytes per byte of its Parquet source, until the run has built one of the configuration: an upper bound
-# (at `seed`, Hudi's table is 1.5x its source, with its meta columns and a bloom filter in every file; Iceberg's 0.9x)
+# a table's bytes per byte of its Parquet source, until the run has built one of the family: an upper bound (at
+# `seed`, Hudi's table is 1.5x its source, with its meta columns and a bloom filter in every file; Iceberg's 0.9x)
 FIRST_TABLE_RATIO = 2.0
+# a configuration's first table, after another of its family was built from the same data: that table's ratio with
+# this margin (one family writes the same files whatever the configuration; a bound twice the real size refused an
+# Iceberg table at `seed` with room for it)
+FAMILY_MARGIN = 1.25
 
 
 # what a saved table depends on besides its data and settings: the code that builds and prepares it
@@ -76,7 +79,8 @@ class TableStates:
     warm_up_each_config: bool = True  # False: once per family and route
     _warm: set[tuple[str, str]] = field(default_factory=set)
     _bases: dict[tuple[str, str, str], tuple[TableRef, str]] = field(default_factory=dict)
-    _table_ratio: dict[str, float] = field(default_factory=dict)  # per configuration: its last table's bytes per source byte
+    _table_ratio: dict[tuple[str, str], float] = field(default_factory=dict)  # per (family, configuration): its last
+    # table's bytes per source byte
     _stale_discarded: bool = False
     # where progress lines go (the run's progress fixture sets it): a base table at `seed` takes tens of minutes
     say: Callable[[str], None] = field(default=lambda message: None)
@@ -136,8 +140,7 @@ class TableStates:
                 if not self._stale_discarded and not self.reuse:
                     self.discard_saved()  # an earlier (or killed) run's copies, before this run needs the room
                 source_bytes = data.bytes if isinstance(data, PaymentsData) else local_bytes(source)
-                ratio = self._table_ratio.get(fmt.config_id, FIRST_TABLE_RATIO)
-                self._make_room(self.workspace.warehouse, int(2 * ratio * source_bytes),
+                self._make_room(self.workspace.warehouse, int(2 * self._expected_ratio(fmt) * source_bytes),
                                 f"{fmt.config_id}: table {name} and its saved copy", fmt.config_id)
                 self.say(f"{fmt.config_id}: building table {name} from {human_bytes(source_bytes)} of source data "
                          "(once per run; restored byte-identical after)")
@@ -145,7 +148,7 @@ class TableStates:
             size = local_bytes(table.location)
             self.say(f"{fmt.config_id}: table {name} built ({human_bytes(size)}); saving its copy")
             if not prepare:
-                self._table_ratio[fmt.config_id] = size / max(1, source_bytes)
+                self._table_ratio[(fmt.family, fmt.config_id)] = size / max(1, source_bytes)
             snapshot = self._snapshot(fmt, name, state[2])
             self._remove(self._origin_file(snapshot), snapshot)  # an older copy's record goes with it, before the copy
             self._make_room(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}", fmt.config_id)
@@ -154,6 +157,15 @@ class TableStates:
                 self._origin_file(snapshot).write_text(json.dumps(origin, indent=1, sort_keys=True))
         self._bases[state] = (table, source)
         return table
+
+    def _expected_ratio(self, fmt: TableFormat) -> float:
+        """The table's bytes per source byte to make room for: the configuration's last table's; else its family's
+        largest with a margin; else the upper bound."""
+        family = fmt.family
+        if (family, fmt.config_id) in self._table_ratio:
+            return self._table_ratio[(family, fmt.config_id)]
+        siblings = [ratio for (f, _), ratio in self._table_ratio.items() if f == family]
+        return min(FIRST_TABLE_RATIO, FAMILY_MARGIN * max(siblings)) if siblings else FIRST_TABLE_RATIO
 
     @staticmethod
     def _origin_file(snapshot: Files) -> Files:
@@ -223,8 +235,7 @@ class TableStates:
             table, _ = self._bases.pop(state)
             snapshot = self._snapshot_of(config_id, state[1], state[2])
             self._remove(Files.of(table.location), snapshot, self._origin_file(snapshot))
-        print(f"cowmor: {config_id}'s tables and saved states removed to make room (built again if used again)",
-              file=sys.stderr)
+        self.say(f"{config_id}'s tables and saved states removed to make room (built again if used again)")
 
     def discard_saved(self) -> None:
         """Remove every saved table state. A copy is restored only by the run that saved it (``_bases`` lives in
