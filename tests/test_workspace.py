@@ -142,6 +142,54 @@ def test_a_configurations_first_table_makes_room_for_its_familys_measured_size_n
     assert asked["hudi-mor"] == int(2 * FIRST_TABLE_RATIO * data.bytes)
 
 
+def test_short_of_room_spark_s_finished_shuffle_files_go_before_any_table(tmp_path, monkeypatch):
+    """The driver's garbage collection lets Spark's cleaner delete finished queries' shuffle files: where that makes
+    the room, no other configuration's table is evicted; where it does not, eviction follows as before."""
+    from types import SimpleNamespace
+
+    from bench.exceptions import NotEnoughDisk
+    from bench.run import tables as tables_module
+    from bench.run.tables import TableStates
+    from bench.workload.datagen import generate_payments
+
+    ws = Workspace(tmp_path / "ws")
+    data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
+    tables = TableStates(ws, seed=1)
+
+    def fresh(spark, fmt, name, data, **kwargs):
+        location = Path(ws.warehouse) / fmt.config_id / name
+        location.mkdir(parents=True)
+        (location / "part-0.parquet").write_bytes(b"x" * 100)
+        return SimpleNamespace(name=name, location=str(location))
+
+    shuffle = {"held": False, "collections": 0}
+
+    def collect():
+        shuffle["collections"] += 1
+        shuffle["held"] = False
+
+    spark = SimpleNamespace(sparkContext=SimpleNamespace(_jvm=SimpleNamespace(System=SimpleNamespace(gc=collect))))
+
+    def ensure_free(location, needed, purpose):
+        if shuffle["held"] and "and its saved copy" in purpose:
+            raise NotEnoughDisk(f"{purpose}: no room")
+
+    monkeypatch.setattr(tables, "fresh_table", fresh)
+    monkeypatch.setattr(tables_module, "ensure_free", ensure_free)
+    formats = {c: SimpleNamespace(config_id=c, family="iceberg", table_name=lambda n: n) for c in ("iceberg-cow", "iceberg-dv")}
+    tables.base_table(spark, formats["iceberg-cow"], "payments", data)
+    shuffle["held"] = True  # the queries since left their shuffle files
+    tables.base_table(spark, formats["iceberg-dv"], "payments", data)
+    assert shuffle["collections"] == 1 and [s[0] for s in tables._bases] == ["iceberg-cow", "iceberg-dv"]
+    spark.sparkContext._jvm.System.gc = lambda: None  # a collection that frees nothing: eviction as before
+    shuffle["held"] = True
+    monkeypatch.setattr(tables_module.time, "sleep", lambda s: None)
+    monkeypatch.setattr(tables_module.time, "monotonic", iter(range(0, 1000, 5)).__next__)
+    with pytest.raises(NotEnoughDisk, match="no room"):
+        tables.base_table(spark, formats["iceberg-cow"], "other", data)
+    assert [s[0] for s in tables._bases] == ["iceberg-cow"]  # its own table is never evicted
+
+
 def test_a_base_table_short_of_room_evicts_other_configurations_tables_oldest_first(tmp_path, monkeypatch):
     """Saved states are a cache: where the disk is short, the oldest other configuration's table and saved copy go
     (built again if used again), never this configuration's; with nothing left to evict the refusal stands."""
