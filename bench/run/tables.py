@@ -148,8 +148,9 @@ class TableStates:
                          "(once per run; restored byte-identical after)")
                 table = self.fresh_table(spark, fmt, name, data, key=key, partition_by=partition_by, ordering=ordering)
             size = local_bytes(table.location)
-            self.say(f"{fmt.config_id}: table {name} built ({human_bytes(size)}); saving its copy")
-            if not prepare:
+            built = human_bytes(size) if is_local(table.location) else "on the object store, not listed"
+            self.say(f"{fmt.config_id}: table {name} built ({built}); saving its copy")
+            if not prepare and is_local(table.location):
                 self._table_ratio[(fmt.family, fmt.config_id)] = size / max(1, source_bytes)
             snapshot = self._snapshot(fmt, name, state[2])
             self._remove(self._origin_file(snapshot), snapshot)  # an older copy's record goes with it, before the copy
