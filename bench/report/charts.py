@@ -149,9 +149,11 @@ def ratio_bars(frame: pd.DataFrame, title: str, hue: str = "route") -> bytes:
                yerr=[low.to_numpy(dtype=float), high.to_numpy(dtype=float)], capsize=3)
     ax.axhline(1.0, color="#444", linewidth=1, linestyle="--")
     ax.set_xlim(-0.6, len(pairs) - 0.4)
+    top = pd.concat([frame.ratio, frame.high]).astype(float).max()
+    ax.set_ylim(0, max(1.0, top if pd.notna(top) else 1.0) * 1.35)  # room above the bars for the legend
     ax.set_xticks(range(len(pairs)), pairs, fontsize=8)
     ax.set(ylabel="update time ratio (×)", title=title)
-    ax.legend(fontsize=8, title=hue)
+    ax.legend(fontsize=8, title=hue, loc="upper right", ncol=max(1, len(routes) // 2) if len(routes) > 2 else 1)
     return _png(fig)
 
 
