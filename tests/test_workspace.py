@@ -87,6 +87,20 @@ def test_a_folder_a_straggler_writes_into_while_it_is_deleted_is_deleted_again(t
     assert len(calls) == 2 and not table.exists()
 
 
+def fake_build(ws: Workspace, file_bytes):
+    """A stand-in for ``TableStates.fresh_table``: the table one file of ``file_bytes(data)`` bytes under the
+    warehouse, so the room the harness asks for next follows from its measured size."""
+    from types import SimpleNamespace
+
+    def fresh(spark, fmt, name, data, **kwargs):
+        location = Path(ws.warehouse) / fmt.config_id / name
+        (location / "data").mkdir(parents=True)
+        (location / "data" / "part-0.parquet").write_bytes(b"x" * file_bytes(data))
+        return SimpleNamespace(name=name, location=str(location))
+
+    return fresh
+
+
 def test_a_base_table_that_would_fill_the_disk_is_refused_before_it_is_built(tmp_path, monkeypatch):
     """Before a table and its saved copy are built, twice the source's bytes times the table-to-source bound
     (then the configuration's last measured ratio) must be free: refused with the sizes, and nothing built."""
@@ -123,12 +137,7 @@ def test_a_configurations_first_table_makes_room_for_its_familys_measured_size_n
     data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
     tables = TableStates(ws, seed=1)
 
-    def fresh(spark, fmt, name, data, **kwargs):
-        location = Path(ws.warehouse) / fmt.config_id / name
-        location.mkdir(parents=True)
-        (location / "part-0.parquet").write_bytes(b"x" * (data.bytes // 2))
-        return SimpleNamespace(name=name, location=str(location))
-
+    fresh = fake_build(ws, lambda data: data.bytes // 2)
     asked: dict[str, int] = {}
     monkeypatch.setattr(tables, "fresh_table", fresh)
     monkeypatch.setattr(tables_module, "ensure_free",
@@ -156,12 +165,7 @@ def test_short_of_room_spark_s_finished_shuffle_files_go_before_any_table(tmp_pa
     data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
     tables = TableStates(ws, seed=1)
 
-    def fresh(spark, fmt, name, data, **kwargs):
-        location = Path(ws.warehouse) / fmt.config_id / name
-        location.mkdir(parents=True)
-        (location / "part-0.parquet").write_bytes(b"x" * 100)
-        return SimpleNamespace(name=name, location=str(location))
-
+    fresh = fake_build(ws, lambda data: 100)
     shuffle = {"held": False, "collections": 0}
 
     def collect():
@@ -204,12 +208,7 @@ def test_a_base_table_short_of_room_evicts_other_configurations_tables_oldest_fi
     data = generate_payments(ws.data_dir, 2, 2, 100, 1, progress=None)
     tables = TableStates(ws, seed=1)
 
-    def fresh(spark, fmt, name, data, **kwargs):
-        location = Path(ws.warehouse) / fmt.config_id / name
-        (location / "data").mkdir(parents=True)
-        (location / "data" / "part-0.parquet").write_bytes(b"x" * 1000)
-        return SimpleNamespace(name=name, location=str(location))
-
+    fresh = fake_build(ws, lambda data: 1000)
     monkeypatch.setattr(tables, "fresh_table", fresh)
     room = {"tables": 2}  # how many configurations' tables fit
 

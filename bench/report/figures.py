@@ -75,6 +75,12 @@ def scenario_ratios(run: Run, scenario: str) -> list[locate_mod.Ratio]:
     return locate_mod.ratios([x for x in locate_mod.located(run) if x.scenario == scenario], run.matrix)
 
 
+def ratio_points(ratios: list[locate_mod.Ratio], **extra: str) -> list[dict]:
+    """Ratios as chart rows: ``pair``, ``route``, ``ratio`` and its interval ``low``/``high``, plus ``extra``."""
+    return [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, **extra, "ratio": r.ratio, "low": r.low, "high": r.high}
+            for r in ratios]
+
+
 def routes_table(ratios: list[locate_mod.Ratio]) -> pd.DataFrame:
     """Ratios as a table, by pair and route: the ratio with its 95% interval, the verdict."""
     return pd.DataFrame([{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route,
@@ -365,7 +371,8 @@ BACKABLE = frozenset(FIGURES) | {figure.source for figure in ACROSS.values()}
 
 def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, list[Entry], list[tuple[str, Run]]]]:
     """``pairs`` merged per machine, storage and layout, then gathered into the tables of an ``over`` figure: each a
-    title part (what its columns share), its runs, and its columns (label, merged run), the seeds' size first."""
+    title part (what its columns share), its runs, and its columns (label, merged run), the seeds' size first; an
+    ``over="storage"`` table of one storage is left out."""
     merged: dict[tuple[str, str, str], list[tuple[Entry, Run]]] = {}
     for entry, run in sorted(pairs, key=lambda p: p[1].scale != SEED_SCALE):
         merged.setdefault(group_of(entry, run), []).append((entry, run))
@@ -377,6 +384,8 @@ def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, 
         tables.setdefault(shared, []).append(([e for e, _ in group], label, run))
     out = []
     for (machine, where), columns in tables.items():
+        if over == "storage" and len(columns) < 2:
+            continue  # one storage alone compares nothing
         columns.sort(key=lambda c: (c[2].scale != SEED_SCALE, c[1] != LOCAL_DISK))
         out.append((f"On {machine}, {where}", [e for entries, _, _ in columns for e in entries],
                     [(label, run) for _, label, run in columns]))
@@ -386,8 +395,6 @@ def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, 
 def _across(name: str, folder: Path) -> str:
     figure = ACROSS[name]
     tables = across_groups(figure.over, backing(figure.source, folder))
-    if figure.over == "storage":
-        tables = [t for t in tables if len(t[2]) > 1]
     if not tables:
         return f"*{figure.title}: no reference run backs this figure yet.*\n"
     parts = []

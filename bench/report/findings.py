@@ -32,6 +32,7 @@ from bench.report.figures import (
     hotfix_memory,
     memory_needed,
     model_against_unseen,
+    ratio_points,
     routes_table,
     scenario_ratios,
     seed_claim_points,
@@ -64,15 +65,14 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
     answers, sizes, claims, memory, compaction, several, links = [], [], [], [], [], [], []
     # the seeds' own size first: the question's table
     for (machine, storage, scale, shape), members in sorted(groups.items(), key=lambda g: g[0][2] != SEED_SCALE):
-        name = _slug(f"{scale}-{shape}-{machine}" + ("" if storage == LOCAL_DISK else f"-{storage}"))
+        name = _slug(f"{scale}-{shape}-{machine}{_off_disk(storage)}")
         run = load.merge([r for _, r in members])
         where = (f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, "
                  f"{html.escape(storage)}")
         ids = _ids(members)
         ratios = scenario_ratios(run, HOTFIX)
         if ratios:
-            chart = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "ratio": r.ratio, "low": r.low, "high": r.high}
-                     for r in ratios]
+            chart = ratio_points(ratios)
             answers.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
                 charts.ratio_bars(pd.DataFrame(chart), f"Payments hotfix, copy-on-write ÷ merge-on-read ({scale})"),
                 "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes_table(ratios)))
@@ -155,22 +155,26 @@ def _on_each_storage(folder: Path, out: Path) -> list[str]:
     storage; the ratios' table; each configuration's update time and requests."""
     parts = []
     for where, entries, columns in across_groups("storage", backing("hotfix-storage", folder)):
-        if len(columns) < 2:
-            continue
         name = _slug(f"storage-{where}")
-        ratios = [{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "storage": label, "ratio": r.ratio, "low": r.low,
-                   "high": r.high} for label, run in columns for r in scenario_ratios(run, HOTFIX)]
-        frame = pd.DataFrame(ratios)
+        frame = pd.DataFrame([row for label, run in columns for row in ratio_points(scenario_ratios(run, HOTFIX), storage=label)])
         drawn = "".join(img(charts.ratio_bars(part, f"Copy-on-write ÷ merge-on-read on each storage ({route})", hue="storage"),
-                              f"copy-on-write ÷ merge-on-read on each storage, {route}", out, f"{name}-{route}")
-                          for route, part in frame.groupby("route", sort=False)) if not frame.empty else ""
-        parts.append(f"<h3>{html.escape(where)}</h3><p>Runs {', '.join(f'<code>{html.escape(e.run_id)}</code>' for e in entries)}"
-                     ".</p>" + drawn + table(hotfix_layouts(columns)) + table(updates_by_storage(columns)))
+                            f"copy-on-write ÷ merge-on-read on each storage, {route}", out, f"{name}-{route}")
+                        for route, part in frame.groupby("route", sort=False)) if not frame.empty else ""
+        parts.append(f"<h3>{html.escape(where)}</h3><p>Runs {_run_ids(entries)}.</p>" + drawn + table(hotfix_layouts(columns)) + table(updates_by_storage(columns)))
     return parts
 
 
+def _off_disk(storage: str) -> str:
+    """A file name's part for the storage: none on local disk (the names runs on disk always had)."""
+    return "" if storage == LOCAL_DISK else f"-{storage}"
+
+
 def _ids(members: list) -> str:
-    return ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e, _ in members)
+    return _run_ids([e for e, _ in members])
+
+
+def _run_ids(entries: list) -> str:
+    return ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e in entries)
 
 
 def _every_layout(layouts: dict[tuple[tuple[str, str], str], list], folder: Path, out: Path) -> list[str]:
@@ -181,7 +185,7 @@ def _every_layout(layouts: dict[tuple[tuple[str, str], str], list], folder: Path
         if len(shapes) < 2:
             continue
         members = [m for shape in shapes for m in shape]
-        name = _slug(f"{scale}-every-layout-{machine}" + ("" if storage == LOCAL_DISK else f"-{storage}"))
+        name = _slug(f"{scale}-every-layout-{machine}{_off_disk(storage)}")
         build_report([folder / e.run_id for e, _ in members], out / name)
         links.append(f'<li><a href="{name}/index.html">scale <code>{html.escape(scale)}</code>, its {len(shapes)} '
                      f"layouts together, {html.escape(machine)}, {html.escape(storage)}</a>: the full report of runs "
