@@ -172,11 +172,17 @@ class SparkApps:
         self.session, self.family = None, None
 
     def versions(self) -> dict[str, str]:
+        """The running JVM's versions; none where it is gone (a signal stopped it): the run's record is still written."""
         if self.session is None:
             return {}
-        jvm = self.session.sparkContext._jvm
-        return {"spark": self.session.version, "java": jvm.java.lang.System.getProperty("java.version"),
-                "scala": jvm.scala.util.Properties.versionNumberString()}
+        from py4j.protocol import Py4JError
+
+        try:
+            jvm = self.session.sparkContext._jvm
+            return {"spark": self.session.version, "java": jvm.java.lang.System.getProperty("java.version"),
+                    "scala": jvm.scala.util.Properties.versionNumberString()}
+        except (Py4JError, OSError):
+            return {}
 
 
 if __name__ == "__main__":  # `python -m bench.run.spark`: the Makefile's one-line Java check
