@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from py4j.protocol import Py4JNetworkError
 
-from bench.run.spark import SparkApps
+from bench.run.spark import SparkApps, SparkOptions
 
 
 class DeadSession:
@@ -26,12 +26,10 @@ class RefusedSession(DeadSession):
 
 @pytest.mark.parametrize("session", [DeadSession(), RefusedSession()])
 def test_versions_of_a_dead_jvm_are_none(session):
-    apps = SparkApps.__new__(SparkApps)
+    apps = SparkApps(SparkOptions(master="local[1]", driver_memory="512m"))
     apps.session = session
     assert apps.versions() == {}
 
 
 def test_versions_without_a_session_are_none():
-    apps = SparkApps.__new__(SparkApps)
-    apps.session = None
-    assert apps.versions() == {}
+    assert SparkApps(SparkOptions(master="local[1]", driver_memory="512m")).versions() == {}
