@@ -29,11 +29,11 @@ def test_nested_time_is_charged_to_the_inner_category_only():
     clock.now += 1.5  # outside any category
     cpu.now += 12
     b = ledger.breakdown()
-    assert b["seconds"][OPERATIONS] == 3 and b["seconds"][READS] == 3 and b["seconds"][RESET] == 0.5
-    assert b["seconds"][OTHER] == 1.5 and b["wall_s"] == 8
-    assert b["measured_share"] == 0.75
-    assert sum(b["seconds"].values()) == pytest.approx(b["wall_s"])
-    assert b["cpu_s"] == 12
+    assert b.seconds[OPERATIONS] == 3 and b.seconds[READS] == 3 and b.seconds[RESET] == 0.5
+    assert b.seconds[OTHER] == 1.5 and b.wall_s == 8
+    assert b.measured_share == 0.75
+    assert sum(b.seconds.values()) == pytest.approx(b.wall_s)
+    assert b.cpu_s == 12
     assert describe(b).startswith("wall 8s (CPU 12s: 1.5 cores busy), Python peak RSS ")
     assert "measured 75% — measured operations 3s (38%)" in describe(b)
 
@@ -56,7 +56,7 @@ def test_a_charged_function_is_charged_on_every_call_and_still_returns_and_raise
         probe(-0.5)
     assert probe.__name__ == "probe"
     b = ledger.breakdown()
-    assert b["seconds"][PROBES] == 1.5 and b["seconds"][RACES] == 1 and b["seconds"][OTHER] == 0
+    assert b.seconds[PROBES] == 1.5 and b.seconds[RACES] == 1 and b.seconds[OTHER] == 0
 
 
 def test_restart_and_unknown_category():
@@ -66,8 +66,8 @@ def test_restart_and_unknown_category():
         clock.now += 4
     cpu.now += 9
     ledger.restart()
-    assert ledger.breakdown()["seconds"][DATA] == 0 and ledger.breakdown()["wall_s"] == 0
-    assert ledger.breakdown()["cpu_s"] == 0
+    assert ledger.breakdown().seconds[DATA] == 0 and ledger.breakdown().wall_s == 0
+    assert ledger.breakdown().cpu_s == 0
     with pytest.raises(ValueError, match="unknown ledger category"):
         with ledger.spend("coffee"):
             pass

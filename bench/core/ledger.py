@@ -9,11 +9,13 @@ is near cores x wall is bound by the machine, and running more beside it only st
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import resource
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -104,23 +106,37 @@ class Ledger:
     def elapsed(self) -> float:
         return self.clock() - self.started
 
-    def breakdown(self) -> dict[str, float | dict[str, float]]:
+    def breakdown(self) -> TimeBreakdown:
         """Seconds per category, the rest as ``everything else``, the wall time and the measured share."""
         wall = self.elapsed()
         spent = {k: round(v, 3) for k, v in self.seconds.items()}
         spent[OTHER] = round(max(0.0, wall - sum(self.seconds.values())), 3)
         measured = sum(self.seconds[k] for k in MEASURED)
-        return {"wall_s": round(wall, 3), "seconds": spent, "measured_share": round(measured / wall, 4) if wall else 0.0,
-                "cpu_s": round(self.cpu() - self.cpu_started, 3), "python_rss_peak_bytes": resident.own_peak()}
+        return TimeBreakdown(round(wall, 3), spent, round(measured / wall, 4) if wall else 0.0,
+                             round(self.cpu() - self.cpu_started, 3), resident.own_peak())
 
 
-def describe(breakdown: dict) -> str:
+@dataclass(frozen=True)
+class TimeBreakdown:
+    """Where a run's time went, as ``time_breakdown.json`` holds it (written by the run, read back by the report)."""
+
+    wall_s: float = 0.0
+    seconds: dict[str, float] = field(default_factory=dict)
+    measured_share: float = 0.0
+    cpu_s: float | None = None  # runs recorded before the CPU was kept lack it
+    python_rss_peak_bytes: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def describe(breakdown: TimeBreakdown) -> str:
     """One line: wall time, measured share, then each category's seconds and share."""
-    wall = breakdown["wall_s"] or 1e-9
-    parts = [f"{name} {s:.0f}s ({s / wall:.0%})" for name, s in breakdown["seconds"].items() if s >= 0.5]
-    cpu = f" (CPU {breakdown['cpu_s']:.0f}s: {breakdown['cpu_s'] / wall:.1f} cores busy)" if breakdown.get("cpu_s") else ""
-    rss = f", Python peak RSS {breakdown['python_rss_peak_bytes'] / 2**30:.2f} GB" if breakdown.get("python_rss_peak_bytes") else ""
-    return (f"wall {breakdown['wall_s']:.0f}s{cpu}{rss}, measured {breakdown['measured_share']:.0%} — " + ", ".join(parts))
+    wall = breakdown.wall_s or 1e-9
+    parts = [f"{name} {s:.0f}s ({s / wall:.0%})" for name, s in breakdown.seconds.items() if s >= 0.5]
+    cpu = f" (CPU {breakdown.cpu_s:.0f}s: {breakdown.cpu_s / wall:.1f} cores busy)" if breakdown.cpu_s else ""
+    rss = f", Python peak RSS {breakdown.python_rss_peak_bytes / 2**30:.2f} GB" if breakdown.python_rss_peak_bytes else ""
+    return f"wall {breakdown.wall_s:.0f}s{cpu}{rss}, measured {breakdown.measured_share:.0%} — " + ", ".join(parts)
 
 
 LEDGER = Ledger()  # the run's ledger: the pytest plugin restarts, records and prints it

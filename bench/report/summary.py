@@ -90,7 +90,7 @@ def text_summary(run: load.Run) -> str:
         lines.append(f"SKIPPED {family} ({', '.join(sorted(set(group.config_id)))}): {group.reason.iloc[0]}")
     for _, o in failed.iterrows():
         lines.append(f"FAILED  {o.config_id} ({o.test}): {o.reason}")
-    breakdown = run.cowmor.get("time_breakdown")
+    breakdown = run.time_breakdown
     if breakdown:
         lines.append(f"time: {describe(breakdown)}")
     lines.append("")

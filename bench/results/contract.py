@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.core.ledger import TimeBreakdown
 from bench.exceptions import BadRecord
 
 # the scenarios' names and every record's typed shape live in ``bench.results.schema``; re-exported for its readers
@@ -300,6 +301,12 @@ class Run:
     @property
     def outcomes(self) -> list[dict[str, Any]]:
         return self.cowmor.get("outcomes") or []
+
+    @property
+    def time_breakdown(self) -> TimeBreakdown | None:
+        """Where the run's time went (``time_breakdown.json``); None for a run that recorded none."""
+        raw = self.cowmor.get("time_breakdown")
+        return parse(TimeBreakdown, raw) if raw else None
 
     @property
     def run_id(self) -> str:

@@ -659,6 +659,22 @@ class Setting:
 
 
 @dataclass(frozen=True)
+class WritersSetup:
+    """How a race was set up (``bench/writers/several.py``): the realistic set-up or the stress variant, and the
+    factors a control changes; a field an older race lacks reads as its default then."""
+
+    name: str | None = None  # realistic or stress
+    service: bool = True  # a table service ran beside the writers
+    service_every_commits: int | None = None  # its cadence in writer commits (0: back to back)
+    keep_snapshots_s: Number | None = None  # Iceberg's expiry keeps snapshots this young
+    writers_clean: bool | None = None  # each writer also cleans after its commits (Hudi's default)
+    heartbeat_ms: int | None = None  # Hudi's heartbeat where the set-up sets one (None: Hudi's own)
+    retry: str | None = None  # checked (looks for its commit first) or blind
+    route: str | None = None  # how the writers' statements find their rows
+    names_partition: bool = False  # the statement names its days
+
+
+@dataclass(frozen=True)
 class Coordination:
     """How several writers were coordinated: their kind, the concurrency control, the retry and the settings."""
 
@@ -667,7 +683,49 @@ class Coordination:
     retry: str | None = None
     settings: list[Setting] = field(default_factory=list)
     servers: dict[str, Any] = field(default_factory=dict)
-    setup: dict[str, Any] | None = None  # realistic or stress, and its values (bench/workload/scales.py)
+    setup: WritersSetup | None = None  # realistic or stress, and its values (bench/workload/scales.py)
+
+
+@dataclass(frozen=True)
+class BatchCommit:
+    """A labelled commit a batch's attempt made, as the table's own history has it (``invariants.attach_commits``)."""
+
+    label: str | None = None
+    id: Any = None
+    began_at: float | None = None  # epoch s its transaction began (Hudi: its instant was requested)
+    completed_at: float | None = None
+    files_written: int | None = None
+    rows_changed: int | None = None  # the format's own count (Hudi numUpdateWrites, Delta numUpdatedRows)
+    file_groups: list[str] | None = None  # what it wrote (Hudi's write stats); None where not recorded
+
+
+@dataclass(frozen=True)
+class WritersBatch:
+    """One writer's batch in a race: its keys, its attempts and whether it was acknowledged, with its commits."""
+
+    writer: int | None = None
+    batch: int | None = None
+    race: int | None = None
+    tag: str | None = None
+    keys: list[int] = field(default_factory=list)
+    attempts: int | None = None
+    failures: list[Any] = field(default_factory=list)
+    committed: bool = False
+    started_at: float | None = None
+    attempt_started_at: float | None = None
+    ended_at: float | None = None
+    seconds: float | None = None
+    lock_wait_s: float | None = None
+    commits: list[BatchCommit] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LockWait:
+    """The committed batches' waits for the format's lock: how many commits, the median and the longest (s)."""
+
+    commits: int = 0
+    median: float = 0.0
+    max: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -711,7 +769,7 @@ class WritersRace:
     control: str
     coordination: Coordination
     per_writer: list[dict[str, Any]]
-    batches: list[dict[str, Any]]
+    batches: list[WritersBatch]
     batches_attempted: int
     batches_committed: int
     batches_failed: int
@@ -741,7 +799,7 @@ class WritersRace:
     evidence: list[str] | None = None  # the folders where races that broke an invariant left their table
     failure_causes: dict[str, int] | None = None  # failed attempts by cause, as the format words it
     failure_kinds: dict[str, int] | None = None  # failed attempts by kind (bench.core.failures): who caused them
-    lock_wait_per_commit_s: dict[str, Any] | None = None  # commits, median, max: seconds waited for the lock (Hudi)
+    lock_wait_per_commit_s: LockWait | None = None  # seconds waited for the lock (Hudi)
     raised_after_commit: int | None = None  # the retry that checks first (bench/measure/writers.py)
 
 
@@ -843,7 +901,19 @@ class Environment:
     engines: dict[str, EngineUsed] = field(default_factory=dict)
     machine: Machine | None = None
     scale: ScaleUsed | None = None
-    like: dict[str, Any] | None = None  # run --like: the profile replicated, its fraction, the replica's parameters
+    like: Replica | None = None  # run --like
+
+
+@dataclass(frozen=True)
+class Replica:
+    """``run --like``: the profiled table a run replicates, at which fraction of its partitions, with the replica's
+    scale parameters."""
+
+    profile: str | None = None
+    location: str | None = None
+    fraction: Number | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    notes: Any = None
 
 
 # every (scenario, operation) a record may be, and the class that gives its shape

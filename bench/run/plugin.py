@@ -220,7 +220,7 @@ def pytest_benchmark_update_json(config: pytest.Config, benchmarks: list, output
     config.stash[NOISY_KEY] = noisy
     output_json["cowmor"] = {"environment": session.environment(),
                              "outcomes": list(config.stash[OUTCOMES_KEY].values()),
-                             "time_breakdown": ledger.LEDGER.breakdown()}
+                             "time_breakdown": ledger.LEDGER.breakdown().as_json()}
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True, specname="pytest_sessionfinish")
@@ -242,7 +242,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         bench.apps.stop()
         if session.config.stash[OUTCOMES_KEY]:
             bench.write_json("environment.json", bench.environment())
-            bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown())
+            bench.write_json("time_breakdown.json", ledger.LEDGER.breakdown().as_json())
     finally:
         bench.close()
 
@@ -267,10 +267,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                     terminalreporter.write_line(f"cowmor: {name} cannot read {config_id} ({mode}): {status}", yellow=True)
     breakdown = ledger.LEDGER.breakdown()
     terminalreporter.write_line(f"cowmor: time: {ledger.describe(breakdown)}")
-    second = breakdown["seconds"][ledger.SECOND_READS]
+    second = breakdown.seconds[ledger.SECOND_READS]
     if second:
         terminalreporter.write_line(f"cowmor: reads on engines besides Spark took {second:.0f}s, "
-                                    f"{second / breakdown['wall_s']:.1%} of the run's wall time")
+                                    f"{second / breakdown.wall_s:.1%} of the run's wall time")
     terminalreporter.write_line(f"cowmor: run recorded in {bench.results_dir / bench.run_id}/", bold=True)
 
 

@@ -8,13 +8,13 @@ from types import SimpleNamespace
 import pytest
 
 from bench.report.sections import replica
-from bench.results.schema import Uncertainty
+from bench.results.schema import Replica, Uncertainty
 
 
 def _run(fraction: float, medians: dict[str, tuple[float, float, float]], run_id: str):
     records = [SimpleNamespace(config_id=c, route="pruned", spread=Uncertainty(median=m, ci95=[lo, hi]))
                for c, (m, lo, hi) in medians.items()]
-    return SimpleNamespace(env=SimpleNamespace(like={"fraction": fraction, "location": "/t/payments"}), run_id=run_id,
+    return SimpleNamespace(env=SimpleNamespace(like=Replica(fraction=fraction, location="/t/payments")), run_id=run_id,
                            records=lambda scenario=None, operation=None, route=None: records)
 
 

@@ -9,6 +9,7 @@ from bench.core import failures
 from bench.core.uncertainty import describe
 from bench.report.sections import writers
 from bench.results.contract import SPECS, Record, header, record
+from bench.results.schema import WritersBatch, parse
 
 
 def _race(config_id, control, kind, conflicts, violations, overlap="shared_files", writers_n=2, rates=(0.4, 0.5, 0.6),
@@ -282,8 +283,8 @@ def test_the_controls_figure_sets_a_point_s_set_ups_side_by_side_and_counts_comm
 
 
 def _committed(writer, race, began, completed, groups):
-    return {"writer": writer, "race": race, "committed": True,
-            "commits": [{"began_at": began, "completed_at": completed, "file_groups": groups}]}
+    return parse(WritersBatch, {"writer": writer, "race": race, "committed": True,
+                                "commits": [{"began_at": began, "completed_at": completed, "file_groups": groups}]})
 
 
 def test_file_groups_two_writers_wrote_at_once_are_counted_from_the_commits_write_stats():
@@ -294,7 +295,8 @@ def test_file_groups_two_writers_wrote_at_once_are_counted_from_the_commits_writ
     assert writers.overlapping_file_groups(dataclasses.replace(race, batches=at_once)) == 1
     one_after_another = [_committed(0, 1, 10.0, 20.0, ["d=1/a"]), _committed(1, 1, 21.0, 25.0, ["d=1/a"])]
     assert writers.overlapping_file_groups(dataclasses.replace(race, batches=one_after_another)) == 0
-    assert writers.overlapping_file_groups(dataclasses.replace(race, batches=[{"committed": True, "commits": [{}]}])) is None
+    not_recorded = parse(WritersBatch, {"committed": True, "commits": [{}]})
+    assert writers.overlapping_file_groups(dataclasses.replace(race, batches=[not_recorded])) is None
 
 
 def test_claim_four_is_not_shown_where_nbcc_writers_never_wrote_one_file_group_at_once():

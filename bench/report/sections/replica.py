@@ -25,15 +25,15 @@ def points(runs: list[load.Run]) -> pd.DataFrame:
     rows = []
     for run in runs:
         like = run.env.like
-        if not like or like.get("fraction") is None:
+        if not like or like.fraction is None:
             continue
         for r in run.records(HOTFIX, "update", route=None):
             spread = r.spread
             if spread.median is None:
                 continue
             low, high = spread.ci95 or (spread.median, spread.median)
-            rows.append({"table": like.get("location") or like.get("profile"), "configuration": r.config_id,
-                         "route": r.route, "fraction": float(like["fraction"]), "median_s": spread.median,
+            rows.append({"table": like.location or like.profile, "configuration": r.config_id,
+                         "route": r.route, "fraction": float(like.fraction), "median_s": spread.median,
                          "low_s": low, "high_s": high, "run": run.run_id})
     return pd.DataFrame(rows)
 

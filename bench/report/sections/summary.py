@@ -91,7 +91,7 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
 
 def section_environment(run: load.Run) -> str:
     """Where and with what the numbers were made: versions, the jars' sha256, machine, storage, where time went."""
-    env = run.env
+    env, breakdown = run.env, run.time_breakdown
     jvm, scale, machine = env.jvm or Jvm(), env.scale or ScaleUsed(), env.machine or Machine()
     facts = pd.DataFrame([
         ("run", run.run_id), ("created", env.created),
@@ -101,7 +101,7 @@ def section_environment(run: load.Run) -> str:
         ("Python", env.python), *_format_facts(env.formats),
         ("machine", f"{machine.cpus} cores, {(machine.memory_bytes or 0) / 2**30:.0f} GiB, {machine.platform}"),
         ("Spark master", env.spark.master if env.spark else None), ("storage", load.storage_label(run.environment)),
-        ("where the run's time went", describe(run.cowmor["time_breakdown"]) if run.cowmor.get("time_breakdown") else "not recorded"),
+        ("where the run's time went", describe(breakdown) if breakdown else "not recorded"),
     ], columns=["", "value"])
     return _table(facts)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from bench.core import failures, uncertainty
@@ -12,7 +10,7 @@ from bench.report import charts
 from bench.report.html_parts import img, note, table
 from bench.results import load
 from bench.results.contract import BASELINE_ROUTE, REFERENCE_ENGINE, SEVERAL_WRITERS, Record
-from bench.results.schema import ONCE, READS, Uncertainty, WritersRace, parse
+from bench.results.schema import ONCE, READS, BatchCommit, Uncertainty, WritersBatch, WritersRace, WritersSetup, parse
 
 HUDI_CLEAN_AUTOMATIC = "hoodie.clean.automatic"  # whether each writer cleans after its commits (Hudi's default: yes)
 
@@ -86,23 +84,23 @@ def setup(x: WritersRace) -> str:
     named = x.coordination.setup
     if named is None:
         return "stress (recorded before set-ups were named)"
-    every = named.get("service_every_commits")
-    service = "no service" if not named.get("service") else \
+    every = named.service_every_commits
+    service = "no service" if not named.service else \
         ("service back to back" if not every else f"service every {every} commits")
-    return f"{named.get('name')} ({', '.join([service, *changed_factors(named)])})"
+    return f"{named.name} ({', '.join([service, *changed_factors(named)])})"
 
 
-def changed_factors(named: dict[str, Any]) -> list[str]:
+def changed_factors(named: WritersSetup) -> list[str]:
     """The factors a set-up changes from its variant's defaults, as the set-up's label names them (the table service
     is named in every label, whether a team's cadence or none; who cleans has a column of its own)."""
     factors = []
-    if named.get("route") == BASELINE_ROUTE:  # the join
+    if named.route == BASELINE_ROUTE:  # the join
         factors.append("rows found by a MERGE from a keys view")
-    if named.get("names_partition"):
+    if named.names_partition:
         factors.append("the statement names its days")
-    if named.get("retry") == BLIND:
+    if named.retry == BLIND:
         factors.append("blind retry")
-    if named.get("name") == "stress" and not named.get("heartbeat_ms"):
+    if named.name == "stress" and not named.heartbeat_ms:
         factors.append("Hudi's own heartbeat")
     return factors
 
@@ -114,35 +112,35 @@ def is_control(x: WritersRace) -> bool:
     named = x.coordination.setup
     if named is None:
         return False
-    return bool(changed_factors(named)) or not named.get("service", True) or named.get("writers_clean") is False
+    return bool(changed_factors(named)) or not named.service or named.writers_clean is False
 
 
-def _acknowledged_commits(x: WritersRace) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _acknowledged_commits(x: WritersRace) -> list[tuple[WritersBatch, BatchCommit]]:
     """Each acknowledged batch with the last of its labelled commits (``invariants.attach_commits``), over every race."""
-    return [(b, b["commits"][-1]) for b in x.batches if b.get("committed") and b.get("commits")]
+    return [(b, b.commits[-1]) for b in x.batches if b.committed and b.commits]
 
 
 def empty_commits(x: WritersRace) -> str:
     """Acknowledged batches whose commit reports it changed no row (the format's own count: Hudi's ``numUpdateWrites``,
     Delta's ``numUpdatedRows``), over every race of the point; "–" where the format reports no count (Iceberg)."""
-    counted = [c for _, c in _acknowledged_commits(x) if c.get("rows_changed") is not None]
-    return str(sum(c["rows_changed"] == 0 for c in counted)) if counted else "–"
+    counted = [c for _, c in _acknowledged_commits(x) if c.rows_changed is not None]
+    return str(sum(c.rows_changed == 0 for c in counted)) if counted else "–"
 
 
 def overlapping_file_groups(x: WritersRace) -> int | None:
     """File groups that commits of two writers both wrote while both were running (their requested..completed times
     overlap), over every race of the point: the evidence that writers really shared a file group at once (claim 4).
     None where no commit recorded its file groups (Iceberg, Delta; a Hudi run recorded before they were read)."""
-    spans: dict[tuple[Any, str], list[tuple[int, float, float]]] = {}
+    spans: dict[tuple[int | None, str], list[tuple[int | None, float, float]]] = {}
     recorded = False
     for b, commit in _acknowledged_commits(x):
-        if commit.get("file_groups") is None:
+        if commit.file_groups is None:
             continue
         recorded = True
-        if commit.get("began_at") is None or commit.get("completed_at") is None:
+        if commit.began_at is None or commit.completed_at is None:
             continue
-        for group in commit["file_groups"]:
-            spans.setdefault((b.get("race"), group), []).append((b["writer"], commit["began_at"], commit["completed_at"]))
+        for group in commit.file_groups:
+            spans.setdefault((b.race, group), []).append((b.writer, commit.began_at, commit.completed_at))
     if not recorded:
         return None
     return sum(any(w1 != w2 and s1 < e2 and s2 < e1 for i, (w1, s1, e1) in enumerate(commits) for w2, s2, e2 in commits[i + 1:])
@@ -172,7 +170,7 @@ def causes(x: WritersRace) -> str:
 def lock_wait(x: WritersRace) -> str:
     """The committed batches' waits for the format's lock; "–" where none was measured (no lock, or writer threads)."""
     wait = x.lock_wait_per_commit_s
-    return "–" if not wait else f"{wait['median']:.2f} / {wait['max']:.2f}"
+    return "–" if not wait else f"{wait.median:.2f} / {wait.max:.2f}"
 
 
 def _waiting(run: load.Run, wanted) -> str:
@@ -181,8 +179,8 @@ def _waiting(run: load.Run, wanted) -> str:
              if wanted(r, x) and x.lock_wait_per_commit_s and not is_control(x)]
     if not waits:
         return "waiting: not measured"
-    return (f"waiting: commits waited a median {max(w['median'] for w in waits):.2f} s for the lock (at most "
-            f"{max(w['max'] for w in waits):.2f} s, {sum(w['commits'] for w in waits)} commits)")
+    return (f"waiting: commits waited a median {max(w.median for w in waits):.2f} s for the lock (at most "
+            f"{max(w.max for w in waits):.2f} s, {sum(w.commits for w in waits)} commits)")
 
 
 def by_kind(x: WritersRace) -> str:
