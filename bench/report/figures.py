@@ -142,11 +142,13 @@ def _requests(requests: dict[str, int] | None) -> str:
 def file_size_ratio_points(run: Run) -> pd.DataFrame:
     """Copy-on-write ÷ merge-on-read at each file-size step, per route and layout, as numbers: ``pair``, ``route``,
     ``layout`` (``2 of 4 files`` touched), ``file_mb``, ``ratio`` and its 95% interval ``low``/``high``."""
-    steps = {(r.param, r.config_id, r.route): r.view(FileSizeUpdate) for r in run.records(FILE_SIZE, "update", route=None)}
+    updates = [(r, r.view(FileSizeUpdate)) for r in run.records(FILE_SIZE, "update", route=None)]
+    steps: dict[tuple[str | None, str | None, str, str], FileSizeUpdate] = {
+        (r.param, locate_mod.layout_touched(u), r.config_id, r.route): u for r, u in updates}
     rows = []
     for r in scenario_ratios(run, FILE_SIZE):
-        step = steps[(r.param, r.cow, r.route)]
-        rows.append({"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "layout": f"{step.files_touched} of {step.files_total} files",
+        step = steps[(r.param, r.layout, r.cow, r.route)]
+        rows.append({"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "layout": r.layout,
                      "rows_per_file": step.rows_per_file, "file_mb": step.file_bytes_mean / 2**20,
                      "ratio": r.ratio, "low": r.low, "high": r.high, "cell": _cell(r)})
     return pd.DataFrame(rows)

@@ -39,6 +39,12 @@ class Located:
     bytes_written: int
     full_scan: bool | None
     requests: dict | None = None  # the object-store requests of the last round, by kind (absent on local disk)
+    layout: str | None = None  # the file-size steps' ``1 of 8 files`` touched: runs of two layouts share file sizes
+
+    @property
+    def step(self) -> str | None:
+        """The file size (or batch) with the layout where one is recorded: what tells two points apart."""
+        return f"{self.param} ({self.layout})" if self.layout else self.param
 
     @property
     def promised_pruning(self) -> bool:
@@ -62,6 +68,11 @@ class Ratio:
     ratio: float
     low: float | None
     high: float | None
+    layout: str | None = None  # as ``Located.layout``
+
+    @property
+    def step(self) -> str | None:
+        return f"{self.param} ({self.layout})" if self.layout else self.param
 
     @property
     def verdict(self) -> str:
@@ -103,11 +114,17 @@ def _adjustments(r: Record, month: SettlementsSequence) -> Located:
 
 
 def _located(r: Record, update: HotfixUpdate | FileSizeUpdate) -> Located:
-    files = update.table_data_files or (update.files_total if isinstance(update, FileSizeUpdate) else 0)
+    steps = update if isinstance(update, FileSizeUpdate) else None
+    files = update.table_data_files or (steps.files_total if steps else 0)
     files_read, bytes_read = _search(update.locate)
     return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read, int(files or 0),
                    int(update.files_touched or 0), bytes_read, int(update.filesystem.bytes_added or 0),
-                   update.locate_full_scan, update.requests)
+                   update.locate_full_scan, update.requests, layout_touched(steps) if steps else None)
+
+
+def layout_touched(update: FileSizeUpdate) -> str:
+    """``1 of 8 files``: the file-size steps' layout (the files holding a changed row, of the table's)."""
+    return f"{update.files_touched} of {update.files_total} files"
 
 
 def _search(locate: Locate | None) -> tuple[int | None, int | None]:
@@ -118,13 +135,13 @@ def _search(locate: Locate | None) -> tuple[int | None, int | None]:
 
 
 def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:
-    """CoW ÷ MoR for every family pair measured on the same scenario, file size and route."""
-    by_key = {(x.scenario, x.param, x.route, x.config_id): x for x in items}
+    """CoW ÷ MoR for every family pair measured on the same scenario, file size, layout and route."""
+    by_key = {(x.scenario, x.param, x.layout, x.route, x.config_id): x for x in items}
     rng = np.random.default_rng(seed)
     out = []
-    for (scenario, param, route, config_id), cow in by_key.items():
+    for (scenario, param, layout, route, config_id), cow in by_key.items():
         for cow_id, mor_id in matrix.cow_mor_pairs():
-            mor = by_key.get((scenario, param, route, mor_id))
+            mor = by_key.get((scenario, param, layout, route, mor_id))
             if cow_id != config_id or mor is None:
                 continue
             ratio = float(np.median(cow.seconds) / np.median(mor.seconds))
@@ -133,5 +150,5 @@ def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RE
                 draws = uncertainty.resampled_medians(cow.seconds, rng, resamples) / \
                     uncertainty.resampled_medians(mor.seconds, rng, resamples)
                 low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
-            out.append(Ratio(scenario, param, route, cow_id, mor_id, ratio, low, high))
+            out.append(Ratio(scenario, param, route, cow_id, mor_id, ratio, low, high, layout))
     return out

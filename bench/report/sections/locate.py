@@ -40,19 +40,19 @@ def section(items: list[Located], ratios: list[Ratio]) -> str:
     flagged = [x for x in items if x.flagged]
     if flagged:
         parts.append('<p class="warn">' + html.escape(
-            "Promised pruning, read the whole table: " + ", ".join(f"{x.config_id} {x.route} {x.param or ''}".strip()
+            "Promised pruning, read the whole table: " + ", ".join(f"{x.config_id} {x.route} {x.step or ''}".strip()
                                                                      for x in flagged)) + "</p>")
-    rows = [{"scenario": x.scenario, "file size": x.param or "–", "configuration": x.config_id, "route": x.route,
+    rows = [{"scenario": x.scenario, "file size": x.step or "–", "configuration": x.config_id, "route": x.route,
              "update median [95% CI]": _seconds(x), "finding the rows": _read(x), "written": human_bytes(x.bytes_written),
              "full scan": {True: "yes" + (" (flagged)" if x.flagged else ""), False: "no", None: "–"}[x.full_scan],
              **({"requests (GET / PUT / LIST)": _requests(x.requests)} if any(y.requests for y in items) else {})}
-            for x in sorted(items, key=lambda x: (x.scenario, _mb(x.param), x.config_id, routes.index(x.route)))]
+            for x in sorted(items, key=lambda x: (x.scenario, x.layout or "", _mb(x.param), x.config_id, routes.index(x.route)))]
     parts.append(_table(pd.DataFrame(rows)))
     if ratios:
-        table = [{"scenario": r.scenario, "file size": r.param or "–", "route": r.route, "pair": f"{r.cow} ÷ {r.mor}",
+        table = [{"scenario": r.scenario, "file size": r.step or "–", "route": r.route, "pair": f"{r.cow} ÷ {r.mor}",
                   "CoW ÷ MoR": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
                   "verdict": r.verdict}
-                 for r in sorted(ratios, key=lambda r: (r.scenario, _mb(r.param), r.cow, r.mor, routes.index(r.route)))]
+                 for r in sorted(ratios, key=lambda r: (r.scenario, r.layout or "", _mb(r.param), r.cow, r.mor, routes.index(r.route)))]
         parts.append("<h3>Copy-on-write ÷ merge-on-read, per route</h3>" + _table(pd.DataFrame(table)))
     return "".join(parts)
 
