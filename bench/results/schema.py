@@ -73,6 +73,11 @@ class MetaChanges:
     commits: int | None = None
     raw: list[dict[str, Any]] = field(default_factory=list)  # each commit's own summary, as the format wrote it
 
+    @property
+    def log_records_written(self) -> int:
+        """Rows the commits' log files took (Hudi merge-on-read; 0 where no summary counts them)."""
+        return sum(int(c.get(LOG_RECORDS_WRITTEN, 0)) for c in self.raw)
+
 
 LOG_RECORDS_WRITTEN = "log_records_written"  # in a Hudi commit's summary (``MetaChanges.raw``): rows its log files took
 

@@ -13,7 +13,7 @@ from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.results import load
 from bench.results.contract import DEGRADATION, DINNER_PEAK, Record
-from bench.results.schema import LOG_RECORDS_WRITTEN, DegradationSequence, DinnerPeakSequence
+from bench.results.schema import DegradationSequence, DinnerPeakSequence
 
 
 def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
@@ -64,7 +64,7 @@ def read_optimized_staleness(run: load.Run) -> dict[str, float] | None:
         after = x.compaction.read_optimized_after if x.compaction else None
         if steps and after:
             return {"updated": sum(s.rows_updated or 0 for s in steps),
-                    "in_logs": sum(int(c.get(LOG_RECORDS_WRITTEN, 0)) for s in steps for c in (s.metadata.raw if s.metadata else [])),
+                    "in_logs": sum(s.metadata.log_records_written for s in steps if s.metadata),
                     "not_visible": sum(s.read_optimized.rows_not_yet_visible or 0 for s in steps if s.read_optimized),
                     "not_visible_after": after.rows_not_yet_visible or 0,
                     "ro_s": sum(s.read_optimized.seconds or 0.0 for s in steps if s.read_optimized) / len(steps)}
