@@ -52,9 +52,19 @@ class ReadEngine(abc.ABC):
         """What the engine was configured with (memory, threads, extensions), recorded with the results."""
         return {}
 
-    def query(self, fmt: TableFormat, table: TableRef, sql: str, mode: str) -> list[tuple]:
+    def release(self) -> None:
+        """Let go of what the last query loaded to read its table (an engine that reads into its own memory)."""
+
+    def _run(self, fmt: TableFormat, table: TableRef, sql: str, mode: str) -> list[tuple]:
         sql = self.adapt(sql)
         return self.fetch(sql.format(table=self.relation(fmt, table, mode, sql)))
+
+    def query(self, fmt: TableFormat, table: TableRef, sql: str, mode: str) -> list[tuple]:
+        """The rows of ``sql`` on ``table`` in ``mode``; what the engine loaded for it is released after."""
+        try:
+            return self._run(fmt, table, sql, mode)
+        finally:
+            self.release()
 
     def attempt(self, fmt: TableFormat, table: TableRef, sql: str, mode: str, reference: bool = False) -> tuple[float, list[tuple]] | str:
         """One timed read, or why this engine cannot read this configuration in ``mode`` (learned once, then
@@ -69,7 +79,7 @@ class ReadEngine(abc.ABC):
         try:
             with LEDGER.spend(READS if reference else SECOND_READS):
                 start = time.perf_counter()
-                rows = self.query(fmt, table, sql, mode)
+                rows = self._run(fmt, table, sql, mode)
                 took = time.perf_counter() - start
         except CowmorError:
             raise
@@ -79,6 +89,8 @@ class ReadEngine(abc.ABC):
             self.readable.discard(key)  # e.g. it read the base table, not the deletion vectors an update added
             self.unsupported[key] = f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0][:300]}"
             return self.unsupported[key]
+        finally:
+            self.release()  # outside the timed read
         self.readable.add(key)
         return took, rows
 

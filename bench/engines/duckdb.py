@@ -121,6 +121,7 @@ class DuckDBEngine(ReadEngine):
         if _s3_endpoint():
             self._connect_s3(_s3_endpoint())
         self._settings = self._configured()
+        self._registered: list[str] = []  # the Arrow tables hudi-rs read for the current query
 
     def _connect_s3(self, endpoint: str) -> None:
         """httpfs with an S3 secret for the run's endpoint (path-style, TLS as the URL says)."""
@@ -182,7 +183,15 @@ class DuckDBEngine(ReadEngine):
         arrow = pa.Table.from_batches(batches) if batches else reader.get_schema().empty_table()
         view = f"hudi_{table.name}_{mode}"
         self.con.register(view, arrow)
+        self._registered.append(view)
         return view
+
+    def release(self) -> None:
+        """Unregister the Arrow tables hudi-rs read: DuckDB holds each registered table (a whole table's columns, in
+        this process) until it is unregistered, and one per table and read mode piled up over a run."""
+        for view in self._registered:
+            self.con.unregister(view)
+        self._registered.clear()
 
     def fetch(self, sql: str) -> list[tuple]:
         return self.con.execute(sql).fetchall()

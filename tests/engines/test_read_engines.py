@@ -129,6 +129,22 @@ def test_hudi_rs_reads_a_merge_on_read_update_in_its_log(duckdb_engine, hudi_sam
 
 
 @needs_duckdb
+def test_duckdb_lets_go_of_the_arrow_tables_hudi_rs_read_once_the_query_is_answered(duckdb_engine, hudi_sample):
+    """Each read of a Hudi table loads its columns into this process as Arrow; DuckDB holds a registered table until it
+    is unregistered, so over a run one per table and read mode piled up in the harness's own memory."""
+    fmt = make_adapter("hudi-mor", Path("/nowhere"), 1 << 20)
+    table = _hudi(hudi_sample, "quickstart_trips_table/mor/avro/v6_trips_8i3d.zip")
+    count = "SELECT COUNT(*) FROM {table}"
+    held = "SELECT COUNT(*) FROM duckdb_tables() UNION ALL SELECT COUNT(*) FROM duckdb_views() WHERE NOT internal"
+    assert duckdb_engine.query(fmt, table, count, "snapshot") == [(5,)]
+    took, rows = duckdb_engine.attempt(fmt, table, count, "read_optimized")
+    assert rows == [(8,)] and took > 0
+    assert duckdb_engine.fetch(held) == [(0,), (0,)]
+    with pytest.raises(Exception, match="hudi_"):  # the name the read registered is gone
+        duckdb_engine.fetch(f"SELECT COUNT(*) FROM hudi_{table.name}_snapshot")
+
+
+@needs_duckdb
 def test_hudi_rs_reads_copy_on_write(duckdb_engine, hudi_sample):
     """v6_nonpartitioned (COW): an insert then an upsert, rewritten into base files."""
     fmt = make_adapter("hudi-cow", Path("/nowhere"), 1 << 20)
