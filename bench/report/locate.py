@@ -43,8 +43,7 @@ class Located:
 
     @property
     def step(self) -> str | None:
-        """The file size (or batch) with the layout where one is recorded: what tells two points apart."""
-        return f"{self.param} ({self.layout})" if self.layout else self.param
+        return step_label(self.param, self.layout)
 
     @property
     def promised_pruning(self) -> bool:
@@ -72,7 +71,7 @@ class Ratio:
 
     @property
     def step(self) -> str | None:
-        return f"{self.param} ({self.layout})" if self.layout else self.param
+        return step_label(self.param, self.layout)
 
     @property
     def verdict(self) -> str:
@@ -113,13 +112,18 @@ def _adjustments(r: Record, month: SettlementsSequence) -> Located:
                    int((last.filesystem or FileChanges()).bytes_added or 0), last.locate_full_scan, last.requests)
 
 
+def step_label(param: str | None, layout: str | None) -> str | None:
+    """The file size (or batch) with the layout where one is recorded: what tells two points apart."""
+    return f"{param} ({layout})" if layout else param
+
+
 def _located(r: Record, update: HotfixUpdate | FileSizeUpdate) -> Located:
-    steps = update if isinstance(update, FileSizeUpdate) else None
-    files = update.table_data_files or (steps.files_total if steps else 0)
+    sized = update if isinstance(update, FileSizeUpdate) else None
+    files = update.table_data_files or (sized.files_total if sized else 0)
     files_read, bytes_read = _search(update.locate)
     return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read, int(files or 0),
                    int(update.files_touched or 0), bytes_read, int(update.filesystem.bytes_added or 0),
-                   update.locate_full_scan, update.requests, layout_touched(steps) if steps else None)
+                   update.locate_full_scan, update.requests, layout_touched(sized) if sized else None)
 
 
 def layout_touched(update: FileSizeUpdate) -> str:
