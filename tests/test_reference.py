@@ -117,6 +117,19 @@ def test_two_machines_tables_of_one_layout_get_files_of_their_own():
     assert _slug("small-8 days") == "small-8-days"
 
 
+def test_a_findings_section_names_only_the_runs_whose_records_it_draws():
+    """A memory search's one attempt per memory is no timing with a spread: the ratio section must not name its run."""
+    from bench.report.findings import _ids
+    from bench.results.contract import HOTFIX, MEMORY_NEEDED
+
+    wanted = {"hotfix-seed-iceberg-pruned-m1", "memory-seed-pruned-m1"}
+    members = [(e, run) for e, run in reference.runs(reference.REFERENCE_DIR) if e.run_id in wanted]
+    assert {e.run_id for e, _ in members} == wanted
+    assert _ids(members, HOTFIX) == "<code>hotfix-seed-iceberg-pruned-m1</code>"
+    assert _ids(members, MEMORY_NEEDED) == "<code>memory-seed-pruned-m1</code>"
+    assert _ids(members, HOTFIX, MEMORY_NEEDED).count("<code>") == 2 == _ids(members).count("<code>")
+
+
 def test_the_seeds_claims_sit_beside_each_update_measured_on_their_table():
     """From the reference run at the seeds' size: one row per configuration and route, the claim of its kind, the time
     as a multiple of the claim's; a run at another scale has no row (its table is not the seeds')."""

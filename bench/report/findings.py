@@ -43,7 +43,15 @@ from bench.report.figures import (
 from bench.report.html_parts import img, note, table
 from bench.report.sections import writers
 from bench.results import load
-from bench.results.contract import FILE_SIZE, HOTFIX, LOCAL_DISK
+from bench.results.contract import (
+    COMPACTION_CADENCE,
+    DEGRADATION,
+    FILE_SIZE,
+    HOTFIX,
+    LOCAL_DISK,
+    MEMORY_NEEDED,
+    SEVERAL_WRITERS,
+)
 from bench.results.reference import REFERENCE_DIR, backing, runs
 
 
@@ -69,37 +77,36 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         run = load.merge([r for _, r in members])
         where = (f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, "
                  f"{html.escape(storage)}")
-        ids = _ids(members)
         ratios = scenario_ratios(run, HOTFIX)
         if ratios:
             chart = ratio_points(ratios)
-            answers.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
+            answers.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX)}.</p>" + img(
                 charts.ratio_bars(pd.DataFrame(chart), f"Payments hotfix, copy-on-write ÷ merge-on-read ({scale})"),
                 "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes_table(ratios)))
         steps = file_size_ratio_points(run)
         if not steps.empty:
-            sizes.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + "".join(
+            sizes.append(f"<h3>{where}</h3><p>Runs {_ids(members, FILE_SIZE)}.</p>" + "".join(
                 img(charts.ratio_against_size(part, f"Copy-on-write ÷ merge-on-read against the file size ({touched} touched)"),
                     "copy-on-write ÷ merge-on-read against the file size", out, f"sizes-{name}-{_slug(touched)}")
                 for touched, part in steps.groupby("layout")) + table(size_table(steps)))
         points = seed_claim_points(run)
         if not points.empty:
-            claims.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + img(
+            claims.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX)}.</p>" + img(
                 charts.against_claims(points, "The hotfix at the seeds' size: measured against the seeds' claim"),
                 "measured update seconds against the seeds' claims", out, f"claims-{name}") + table(seed_claims(run)))
         checked = cadence.checks(run)
         if checked:
-            compaction.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + table(cadence.checked_table(checked)))
+            compaction.append(f"<h3>{where}</h3><p>Runs {_ids(members, COMPACTION_CADENCE, DEGRADATION)}.</p>" + table(cadence.checked_table(checked)))
         races = writers.races(run)
         if not races.empty:
-            several.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + _writers(races, out, name)
+            several.append(f"<h3>{where}</h3><p>Runs {_ids(members, SEVERAL_WRITERS)}.</p>" + _writers(races, out, name)
                            + table(pd.DataFrame(writers.claims(run))))
         used, needed = hotfix_memory(run), memory_needed(run)
         if not used.empty or not needed.empty:
-            memory.append(f"<h3>{where}</h3><p>Runs {ids}.</p>" + (table(used) if not used.empty else "")
+            memory.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX, MEMORY_NEEDED)}.</p>" + (table(used) if not used.empty else "")
                           + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
         build_report([folder / e.run_id for e, _ in members], out / name)
-        links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {ids}</li>')
+        links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {_ids(members)}</li>')
     storages = _on_each_storage(folder, out)
     layouts: dict[tuple[tuple[str, str], str], list] = {}  # ((machine, storage), scale) -> its layouts' members
     for (machine, storage, scale, _), members in groups.items():
@@ -169,8 +176,10 @@ def _off_disk(storage: str) -> str:
     return "" if storage == LOCAL_DISK else f"-{storage}"
 
 
-def _ids(members: list) -> str:
-    return _run_ids([e for e, _ in members])
+def _ids(members: list, *scenarios: str) -> str:
+    """The runs of a group a section draws: those with records of its scenarios (every run where none is named)."""
+    return _run_ids([e for e, run in members
+                     if not scenarios or any(run.records(s, route=None) for s in scenarios)])
 
 
 def _run_ids(entries: list) -> str:
