@@ -120,10 +120,10 @@ def test_two_machines_tables_of_one_layout_get_files_of_their_own():
 def test_a_findings_section_names_only_the_runs_whose_records_it_draws():
     """A memory search's one attempt per memory is no timing with a spread: the ratio section must not name its run."""
     from bench.report.findings import _ids
-    from bench.results.contract import HOTFIX, MEMORY_NEEDED
+    from bench.results.contract import HOTFIX, MEMORY_NEEDED, load_run
 
     wanted = {"hotfix-seed-iceberg-pruned-m1", "memory-seed-pruned-m1"}
-    members = [(e, run) for e, run in reference.runs(reference.REFERENCE_DIR) if e.run_id in wanted]
+    members = [(e, load_run(reference.REFERENCE_DIR / e.run_id)) for e in reference.load_manifest() if e.run_id in wanted]
     assert {e.run_id for e, _ in members} == wanted
     assert _ids(members, HOTFIX) == "<code>hotfix-seed-iceberg-pruned-m1</code>"
     assert _ids(members, MEMORY_NEEDED) == "<code>memory-seed-pruned-m1</code>"
