@@ -181,7 +181,12 @@ def test_the_headline_sets_one_machines_tables_side_by_side_and_never_mixes_mach
             assert wide.loc[(row.pair, row.route), label].startswith(row[3].split(" ")[0]), (label, row)
     assert wide.loc[("delta-cow ÷ delta-dv", "join"), "seed"] == "–"
     text = figures.render("hotfix-headline")
-    assert text.count("| pair | route |") == len({e.machine_label for e, _ in reference.backing("hotfix-routes")})
+    headers = [line for line in text.splitlines() if line.startswith("| pair | route |")]
+    assert len(headers) == len({e.machine_label for e, _ in reference.backing("hotfix-routes")})
+    for header in headers:  # the seeds' table first, then one scale's layouts from most days to fewest
+        columns = [c.strip() for c in header.strip("|").split("|")[2:]]
+        small = [int(c.split(": ")[1].split(" days")[0]) for c in columns if c.startswith("small")]
+        assert small == sorted(small, reverse=True) and not any(c.startswith("seed") for c in columns[1:]), header
 
 
 def test_the_ratio_along_the_file_size_is_each_steps_own():

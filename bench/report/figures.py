@@ -373,8 +373,8 @@ BACKABLE = frozenset(FIGURES) | {figure.source for figure in ACROSS.values()}
 
 def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, list[Entry], list[tuple[str, Run]]]]:
     """``pairs`` merged per machine, storage and layout, then gathered into the tables of an ``over`` figure: each a
-    title part (what its columns share), its runs, and its columns (label, merged run), the seeds' size first; an
-    ``over="storage"`` table of one storage is left out."""
+    title part (what its columns share), its runs, and its columns (label, merged run), the seeds' size first, then
+    the layouts from most days to fewest; an ``over="storage"`` table of one storage is left out."""
     merged: dict[tuple[str, str, str], list[tuple[Entry, Run]]] = {}
     for entry, run in sorted(pairs, key=lambda p: p[1].scale != SEED_SCALE):
         merged.setdefault(group_of(entry, run), []).append((entry, run))
@@ -388,10 +388,17 @@ def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, 
     for (machine, where), columns in tables.items():
         if over == "storage" and len(columns) < 2:
             continue  # one storage alone compares nothing
-        columns.sort(key=lambda c: (c[2].scale != SEED_SCALE, c[1] != LOCAL_DISK))
+        columns.sort(key=lambda c: (c[2].scale != SEED_SCALE, c[1] != LOCAL_DISK, -_days(c[2])))
         out.append((f"On {machine}, {where}", [e for entries, _, _ in columns for e in entries],
                     [(label, run) for _, label, run in columns]))
     return out
+
+
+def _days(run: Run) -> int:
+    """The days a run's payments table spans: a scale's layouts read from the preset's many thin days to few full
+    ones, so a column's neighbour changes one thing, how many files a day (and so a changed row's file) holds."""
+    scale = run.env.scale
+    return (scale.days or 0) if scale else 0
 
 
 def _across(name: str, folder: Path) -> str:
