@@ -433,3 +433,32 @@ def test_a_failure_whose_jvm_died_names_why_in_its_recorded_reason():
                                  "(give the driver more with --driver-memory)")
     assert jvm_death("java.lang.StackOverflowError\n") == "; the Spark JVM printed java.lang.StackOverflowError"
     assert jvm_death("") == jvm_death("all well") == ""
+
+
+def test_ctrl_c_still_stops_the_run_after_pyspark_made_sigint_its_own():
+    """pyspark's SparkContext installs its own SIGINT handler (cancel the jobs, raise KeyboardInterrupt); reclaimed,
+    Ctrl-C is recorded as the run's stop first and pyspark still cancels its jobs."""
+    import signal
+
+    from bench.run import stopping
+
+    saved = {name: signal.getsignal(getattr(signal, name)) for name in stopping.STOP_SIGNALS}
+    stops: list[str] = []
+    cancelled: list[bool] = []
+
+    def pysparks(_signum, _frame):  # what pyspark.context installs
+        cancelled.append(True)
+        raise KeyboardInterrupt()
+
+    try:
+        stopping.install(stops.append)
+        signal.signal(signal.SIGINT, pysparks)
+        stopping.reclaim_sigint()
+        stopping.reclaim_sigint()  # a second start of the same context's handler wraps it once
+        with pytest.raises(KeyboardInterrupt):
+            signal.getsignal(signal.SIGINT)(signal.SIGINT, None)
+        assert stops == ["SIGINT"] and cancelled == [True]
+    finally:
+        for name, handler in saved.items():
+            signal.signal(getattr(signal, name), handler)
+        stopping._record = None

@@ -7,8 +7,6 @@ right family, an adapter and the base data; the scenario does the measuring.
 from __future__ import annotations
 
 import re
-import signal
-import threading
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,6 +15,7 @@ from bench.core import ledger, uncertainty
 from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
 from bench.formats.base import JOIN
+from bench.run import stopping
 from bench.run.lab import Lab
 from bench.run.options import add_options
 from bench.run.session import BenchSession
@@ -70,27 +69,15 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.benchmark_json = _RunJson(session)
 
 
-STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
-
-
 def _stop_cleanly_on_signals(session: BenchSession) -> None:
-    """A run stopped by Ctrl-C, a CI timeout or a closed terminal still writes what it measured, marked interrupted.
+    """A run stopped by Ctrl-C, a CI timeout or a closed terminal still writes what it measured, marked interrupted
+    (the first signal says why)."""
 
-    SIGTERM and SIGHUP would otherwise end the process at once: no benchmark.json, Spark and the object-store
-    server left to their parent-death signal. Raising KeyboardInterrupt makes pytest end the session as for
-    Ctrl-C, so pytest-benchmark saves the finished benchmarks and the run record says why it is incomplete.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def stop(signum: int, _frame: object) -> None:
+    def record(name: str) -> None:
         if session.interrupted is None:
-            session.interrupted = signal.Signals(signum).name
-        raise KeyboardInterrupt(f"cowmor: stopped by {signal.Signals(signum).name}")
+            session.interrupted = name
 
-    for name in STOP_SIGNALS:
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), stop)
+    stopping.install(record)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from bench.core import resident
 from bench.exceptions import JavaNotFound
 from bench.measure.memory import POLLING_INTERVAL as MEMORY_POLLING_INTERVAL
+from bench.run import stopping
 from bench.servers.daemons import LOG4J2
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ class SparkApps:
         for key, value in conf.items():
             builder = builder.config(key, value)
         self.session = builder.getOrCreate()
+        stopping.reclaim_sigint()  # pyspark's context took Ctrl-C for itself: the run must still stop on it
         self.session.sparkContext.setLogLevel("ERROR")
         self.family, self.conf = family, conf
         return self.session
