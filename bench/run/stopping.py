@@ -29,11 +29,16 @@ def install(record: Callable[[str], None]) -> None:
             signal.signal(getattr(signal, name), _stop)
 
 
-def _stop(signum: int, _frame: Any) -> None:
+def _recorded(signum: int) -> str:
+    """Record the stop (its signal's name) and return the words the run stops with."""
     name = signal.Signals(signum).name
     if _record is not None:
         _record(name)
-    raise KeyboardInterrupt(f"cowmor: stopped by {name}")
+    return f"cowmor: stopped by {name}"
+
+
+def _stop(signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt(_recorded(signum))
 
 
 def reclaim_sigint() -> None:
@@ -46,14 +51,13 @@ def reclaim_sigint() -> None:
         return
 
     def stop_then_theirs(signum: int, frame: Any) -> None:
-        if _record is not None:
-            _record(signal.Signals(signum).name)
+        words = _recorded(signum)
         if callable(theirs):
             try:
                 theirs(signum, frame)
             except Exception:  # noqa: BLE001 - a stopped context's cancel fails; the run stops all the same
                 pass
-        raise KeyboardInterrupt(f"cowmor: stopped by {signal.Signals(signum).name}")
+        raise KeyboardInterrupt(words)
 
     stop_then_theirs.cowmor_reclaimed = True  # type: ignore[attr-defined]
     signal.signal(signal.SIGINT, stop_then_theirs)
