@@ -120,3 +120,12 @@ def test_the_cpu_of_a_child_still_running_is_counted():
     finally:
         child.stdin.close()
         child.wait()
+
+
+def test_the_run_s_cpu_never_shrinks_when_a_descendant_it_counted_vanishes():
+    """A descendant's CPU counted while it ran stays the run's after a later reading can no longer see it."""
+    readings = iter([0.0, 900.0, 200.0, 950.0])
+    ledger = Ledger(clock=lambda: 10.0, cpu=lambda: next(readings))
+    assert ledger.breakdown().cpu_s == 900.0
+    assert ledger.breakdown().cpu_s == 900.0  # the reading fell to 200: the JVM it counted was killed unreaped
+    assert ledger.breakdown().cpu_s == 950.0
