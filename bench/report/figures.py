@@ -271,7 +271,7 @@ def writers_grid(run: Run) -> pd.DataFrame:
 
 WRITERS_CONTROL_COLUMNS = {
     "configuration": "configuration", "control": "control", "writers": "writers", "overlap": "overlap",
-    "set-up": "set-up", "races": "races", "committed": "batches committed", "batches": "of",
+    "set-up": "set-up", "writers clean": "writers clean", "races": "races", "committed": "batches committed", "batches": "of",
     "failed attempts by kind": "failed attempts by kind", "acknowledged, changed no row": "acknowledged, changed no row",
     "invariants": "invariants"}
 
