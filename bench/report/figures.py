@@ -251,8 +251,8 @@ def _in_overlap_order(frame: pd.DataFrame, before: list[str], after: list[str]) 
 
 
 WRITERS_GRID_COLUMNS = {
-    "configuration": "configuration", "control": "control", "set-up": "set-up", "writers": "writers",
-    "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
+    "configuration": "configuration", "control": "control", "set-up": "set-up", "writers clean": "writers clean",
+    "writers": "writers", "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
     "failed attempts by kind": "failed attempts by kind", "retries": "retries",
     "lock wait per commit, median / max (s)": "lock wait per commit, median / max (s)",
     "rows/s per race, median [95% CI]": "committed rows/s, median [95% CI]", "invariants": "invariants",
