@@ -137,7 +137,10 @@ def ratio_bars(frame: pd.DataFrame, title: str, hue: str = "route") -> bytes:
     """Copy-on-write ÷ merge-on-read per pair (``pair``) and ``hue`` (the route, or the storage): ``ratio`` with its
     95% interval (``low``, ``high``) as the error bar, and the tie (1x) marked."""
     pairs, routes = list(dict.fromkeys(frame.pair)), list(dict.fromkeys(frame[hue]))
-    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    # the legend sits under the plot, never over a bar: one row of short labels, a row each for long ones (storage)
+    columns = len(routes) if sum(len(str(r)) for r in routes) <= 60 else 1
+    rows = -(-len(routes) // columns) if routes else 1
+    fig, ax = plt.subplots(figsize=(8.5, 3.4 + 0.22 * rows))
     width = min(0.8 / max(len(routes), 1), 0.3)  # a lone pair's bar stays a bar, not the whole plot
     colours = sns.color_palette("deep", n_colors=len(routes))
     for i, route in enumerate(routes):
@@ -150,10 +153,10 @@ def ratio_bars(frame: pd.DataFrame, title: str, hue: str = "route") -> bytes:
     ax.axhline(1.0, color="#444", linewidth=1, linestyle="--")
     ax.set_xlim(-0.6, len(pairs) - 0.4)
     top = pd.concat([frame.ratio, frame.high]).astype(float).max()
-    ax.set_ylim(0, max(1.0, top if pd.notna(top) else 1.0) * 1.35)  # room above the bars for the legend
+    ax.set_ylim(0, max(1.0, top if pd.notna(top) else 1.0) * 1.1)
     ax.set_xticks(range(len(pairs)), pairs, fontsize=8)
     ax.set(ylabel="update time ratio (×)", title=title)
-    ax.legend(fontsize=8, title=hue, loc="upper right", ncol=max(1, len(routes) // 2) if len(routes) > 2 else 1)
+    ax.legend(fontsize=8, title=hue, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=columns, frameon=False)
     return _png(fig)
 
 
