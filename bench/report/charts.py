@@ -138,8 +138,8 @@ def ratio_bars(frame: pd.DataFrame, title: str, hue: str = "route") -> bytes:
     95% interval (``low``, ``high``) as the error bar, and the tie (1x) marked."""
     pairs, routes = list(dict.fromkeys(frame.pair)), list(dict.fromkeys(frame[hue]))
     # the legend sits under the plot, never over a bar: one row of short labels, a row each for long ones (storage)
-    columns = len(routes) if sum(len(str(r)) for r in routes) <= 60 else 1
-    rows = -(-len(routes) // columns) if routes else 1
+    one_row = sum(len(str(r)) for r in routes) <= 60
+    columns, rows = (max(len(routes), 1), 1) if one_row else (1, len(routes))
     fig, ax = plt.subplots(figsize=(8.5, 3.4 + 0.22 * rows))
     width = min(0.8 / max(len(routes), 1), 0.3)  # a lone pair's bar stays a bar, not the whole plot
     colours = sns.color_palette("deep", n_colors=len(routes))
