@@ -88,13 +88,26 @@ def test_claim_one_says_whether_copy_on_write_writers_fight_at_the_most_writers_
                     _race("hudi-mor", "nbcc", "processes", 0, [], writers_n=4),
                     _race("iceberg-cow", "default", "processes", 0, [], writers_n=1))
     claim = next(c for c in writers.claims(fighting) if c["claim"] == writers.CLAIMS[0])
-    assert claim["verdict"].startswith("not measurable at this scale (50+ writers); at 4 writers iceberg-cow lost 50%")
-    assert claim["verdict"].endswith("Hudi nbcc 0%: the mechanism shows here (against Hudi nbcc)")
+    assert claim["verdict"] == ("not measurable at this scale (50+ writers); at 4 writers, on the overlaps both raced, "
+                                "iceberg-cow lost 50% of its commit attempts to other writers' commits against Hudi nbcc "
+                                "0% (shared_files): the mechanism shows here (against Hudi nbcc)")
     assert "iceberg-cow (default, shared_files): write conflicts / commit attempts 0/4 at 1, 4/8 at 4" in claim["measured"]
     calm = _run(_race("iceberg-cow", "default", "processes", 0, [], writers_n=4),
                 _race("hudi-mor", "default", "processes", 1, [], writers_n=4))
     claim = next(c for c in writers.claims(calm) if c["claim"] == writers.CLAIMS[0])
     assert claim["verdict"].endswith("the mechanism does not show here (against Hudi default)")
+
+
+def test_claim_one_compares_on_the_overlaps_both_configurations_raced():
+    """Disjoint files lose few attempts: Iceberg copy-on-write's share over shared and disjoint files against Hudi's
+    over shared files alone would compare the mixes of overlaps, not the formats."""
+    run = _run(_race("iceberg-cow", "default", "processes", 4, [], writers_n=4),
+               _race("iceberg-cow", "default", "processes", 0, [], writers_n=4, overlap="disjoint_files"),
+               _race("hudi-cow", "default", "processes", 3, [], writers_n=4))
+    claim = next(c for c in writers.claims(run) if c["claim"] == writers.CLAIMS[0])
+    assert "iceberg-cow lost 50% of its commit attempts to other writers' commits against Hudi default 43% " \
+           "(shared_files)" in claim["verdict"]
+    assert claim["verdict"].endswith("the mechanism shows here (against Hudi default)")
 
 
 def test_claim_two_names_the_writer_counts_where_nbcc_never_failed_or_retried():
