@@ -89,13 +89,13 @@ def test_claim_one_says_whether_copy_on_write_writers_fight_at_the_most_writers_
                     _race("iceberg-cow", "default", "processes", 0, [], writers_n=1))
     claim = next(c for c in writers.claims(fighting) if c["claim"] == writers.CLAIMS[0])
     assert claim["verdict"] == ("not measurable at this scale (50+ writers); at 4 writers, on the overlaps both raced, "
-                                "iceberg-cow lost 50% of its commit attempts to other writers' commits against Hudi nbcc "
-                                "0% (shared_files): the mechanism shows here (against Hudi nbcc)")
+                                "iceberg-cow lost 50% of its commit attempts to other writers' commits against hudi-mor "
+                                "(nbcc) 0% (shared_files): the mechanism shows here (against hudi-mor (nbcc))")
     assert "iceberg-cow (default, shared_files): write conflicts / commit attempts 0/4 at 1, 4/8 at 4" in claim["measured"]
     calm = _run(_race("iceberg-cow", "default", "processes", 0, [], writers_n=4),
                 _race("hudi-mor", "default", "processes", 1, [], writers_n=4))
     claim = next(c for c in writers.claims(calm) if c["claim"] == writers.CLAIMS[0])
-    assert claim["verdict"].endswith("the mechanism does not show here (against Hudi default)")
+    assert claim["verdict"].endswith("the mechanism does not show here (against hudi-mor (default))")
 
 
 def test_claim_one_compares_on_the_overlaps_both_configurations_raced():
@@ -105,9 +105,26 @@ def test_claim_one_compares_on_the_overlaps_both_configurations_raced():
                _race("iceberg-cow", "default", "processes", 0, [], writers_n=4, overlap="disjoint_files"),
                _race("hudi-cow", "default", "processes", 3, [], writers_n=4))
     claim = next(c for c in writers.claims(run) if c["claim"] == writers.CLAIMS[0])
-    assert "iceberg-cow lost 50% of its commit attempts to other writers' commits against Hudi default 43% " \
+    assert "iceberg-cow lost 50% of its commit attempts to other writers' commits against hudi-cow (default) 43% " \
            "(shared_files)" in claim["verdict"]
-    assert claim["verdict"].endswith("the mechanism shows here (against Hudi default)")
+    assert claim["verdict"].endswith("the mechanism shows here (against hudi-cow (default))")
+
+
+def test_claim_one_compares_each_hudi_table_type_apart_and_says_when_no_overlap_was_raced_by_both():
+    """Hudi copy-on-write and merge-on-read under OCC rewrite different files: pooled as one "default" the share
+    would compare a mix of table types; and a Hudi race on no overlap Iceberg raced gives no comparison, said so."""
+    run = _run(_race("iceberg-cow", "default", "processes", 4, [], writers_n=4),
+               _race("hudi-cow", "default", "processes", 3, [], writers_n=4),
+               _race("hudi-mor", "default", "processes", 0, [], writers_n=4))
+    claim = next(c for c in writers.claims(run) if c["claim"] == writers.CLAIMS[0])
+    assert "against hudi-cow (default) 43% (shared_files)" in claim["verdict"]
+    assert "against hudi-mor (default) 0% (shared_files)" in claim["verdict"]
+    assert claim["verdict"].endswith("(against hudi-mor (default))")
+    apart = _run(_race("iceberg-cow", "default", "processes", 4, [], writers_n=4),
+                 _race("hudi-cow", "default", "processes", 3, [], writers_n=4, overlap="disjoint_files"))
+    claim = next(c for c in writers.claims(apart) if c["claim"] == writers.CLAIMS[0])
+    assert claim["verdict"].endswith("iceberg-cow (shared_files) and Hudi (disjoint_files) raced no overlap in common: "
+                                     "no comparison")
 
 
 def test_claim_two_names_the_writer_counts_where_nbcc_never_failed_or_retried():
