@@ -11,9 +11,12 @@ RAW = {"info", "stats", "extra_info"}  # a Record's raw dicts and pytest-benchma
 
 
 def raw_reads(source: str, name: str = "<planted>") -> list[str]:
-    """Every read of a record's raw fields in ``source``, as 'file:line attribute'."""
-    return [f"{name}:{node.lineno} .{node.attr}" for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Attribute) and node.attr in RAW]
+    """Every read of a record's raw fields in ``source``, as 'file:line attribute'; a call of a method of that name
+    (``logger.info(...)``) reads no field."""
+    tree = ast.parse(source)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    return [f"{name}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in RAW and id(node) not in called]
 
 
 def test_the_report_never_reads_a_records_raw_fields():
@@ -26,3 +29,4 @@ def test_a_planted_string_key_read_is_caught():
     planted = "def route(record):\n    return record.info['route']\n"
     assert raw_reads(planted) == ["<planted>:2 .info"]
     assert raw_reads("def route(record):\n    return record.view(Hotfix).route\n") == []
+    assert raw_reads("def say(record):\n    logger.info('%s', record.info.get('route'))\n") == ["<planted>:2 .info"]
