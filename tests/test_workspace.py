@@ -87,6 +87,27 @@ def test_a_folder_a_straggler_writes_into_while_it_is_deleted_is_deleted_again(t
     assert len(calls) == 2 and not table.exists()
 
 
+def test_a_folder_written_into_until_the_last_attempt_names_what_was_still_written(tmp_path, monkeypatch):
+    import errno
+
+    from bench.run import workspace as workspace_mod
+
+    ws = Workspace(tmp_path / "ws")
+    table = tmp_path / "ws" / "warehouse" / "t"
+    (table / ".hoodie" / ".heartbeat").mkdir(parents=True)
+    (table / ".hoodie" / ".heartbeat" / "20261204203451237").write_text("")
+    pauses = []
+
+    def written(path, *args, **kwargs):
+        raise OSError(errno.ENOTEMPTY, "Directory not empty", str(path))
+
+    monkeypatch.setattr(workspace_mod.shutil, "rmtree", written)
+    monkeypatch.setattr(workspace_mod.time, "sleep", pauses.append)
+    with pytest.raises(OSError, match=r"still written there: \.hoodie/\.heartbeat/20261204203451237") as err:
+        ws.remove(table)
+    assert err.value.errno == errno.ENOTEMPTY and pauses == [0.5 * 2 ** n for n in range(7)]
+
+
 def fake_build(ws: Workspace, file_bytes):
     """A stand-in for ``TableStates.fresh_table``: the table one file of ``file_bytes(data)`` bytes under the
     warehouse, so the room the harness asks for next follows from its measured size."""

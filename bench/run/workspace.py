@@ -79,17 +79,24 @@ class Workspace:
             path.unlink()
 
 
-def _rmtree_while_written(path: Path, attempts: int = 3, pause_s: float = 1.0) -> None:
+def _rmtree_while_written(path: Path, attempts: int = 8, pause_s: float = 0.5) -> None:
     """``shutil.rmtree``, again if a file appeared in a folder while it was being emptied ("Directory not empty": seen
-    once dropping a Hudi table's ``.hoodie/metadata`` right after a race of 4 writer applications)."""
+    dropping a Hudi table's ``.hoodie/metadata`` right after a race of 4 writer applications, and a whole table after a
+    race of 8), pausing longer each time (0.5 s doubling, about a minute in all: a straggler's last write ends); when
+    it gives up, the error names the files that kept appearing, the evidence of who still wrote there."""
     for attempt in range(1, attempts + 1):
         try:
             shutil.rmtree(path)
             return
         except OSError as err:
-            if err.errno != errno.ENOTEMPTY or attempt == attempts:
+            if err.errno != errno.ENOTEMPTY:
                 raise
-            time.sleep(pause_s)
+            if attempt == attempts:
+                left = sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
+                raise OSError(err.errno, f"{err.strerror} after {attempts} attempts: still written there: "
+                              f"{', '.join(left[:5]) or 'no file, only folders'}"
+                              + (f" and {len(left) - 5} more" if len(left) > 5 else ""), str(path)) from err
+            time.sleep(pause_s * 2 ** (attempt - 1))
 
 
 class RemoteWorkspace(Workspace):
