@@ -263,9 +263,14 @@ def writers_grid(run: Run) -> pd.DataFrame:
     """Every point of the several writers' grid: what committed, what failed and why, what the lock cost, the
     throughput over the races, and whether every invariant held on the engines that read the table."""
     frame = writers.races(run)
+    missing = writers.unrecorded(run)  # a point whose test failed before it recorded a race: named with its reason
+    if not missing.empty:
+        missing = missing.reindex(columns=WRITERS_GRID_COLUMNS, fill_value="–").assign(
+            races=missing.races, writers=missing.writers, invariants=missing.invariants)
+        frame = pd.concat([frame, missing], ignore_index=True) if not frame.empty else missing
     if frame.empty:
         return frame
-    frame = _in_overlap_order(frame, ["configuration", "control", "set-up"], ["writers"])
+    frame = _in_overlap_order(frame.fillna({"set-up": "–"}), ["configuration", "control", "set-up"], ["writers"])
     return frame[list(WRITERS_GRID_COLUMNS)].rename(columns=WRITERS_GRID_COLUMNS)
 
 

@@ -34,8 +34,9 @@ def _race(config_id, control, kind, conflicts, violations, overlap="shared_files
     return Record("race", "race", {}, record("several_writers", "race", head, fields))
 
 
-def _run(*races):
-    return SimpleNamespace(records=lambda scenario=None, **_: [r for r in races if r.info["scenario"] == scenario])
+def _run(*races, outcomes=()):
+    return SimpleNamespace(records=lambda scenario=None, **_: [r for r in races if r.info["scenario"] == scenario],
+                           outcomes=list(outcomes))
 
 
 def test_every_field_the_section_reads_is_declared():
@@ -291,6 +292,28 @@ def test_the_grid_figure_gives_one_row_per_point_with_its_failures_by_kind_and_t
     claims = figures.writers_claims(run)
     assert list(claims.columns) == ["claim", "verdict", "measured"] and len(claims) == 4
     assert figures.writers_grid(_run()).empty
+
+
+def test_a_grid_point_whose_test_failed_before_it_recorded_a_race_is_listed_with_its_reason():
+    """A point that recorded nothing (here the fresh table could not be dropped) is in the grid as not measured, with
+    the error; a point that recorded its races and failed on its invariants is listed once, from its record."""
+    from bench.report import figures
+
+    def outcome(name, reason, writers_n):
+        return {"nodeid": f"scenarios/test_several_writers.py::{name}", "test": "test_several_writers",
+                "config_id": "hudi-cow", "outcome": "failed", "reason": reason,
+                "params": {"writers": str(writers_n), "overlap": "same_keys", "kind": "processes", "control": "default",
+                           "config_id": "hudi-cow"}}
+    run = _run(_race("hudi-cow", "default", "processes", 2, ["key 1: 1 increments, 2 committed batches"],
+                     overlap="same_keys", writers_n=2),
+               outcomes=[outcome("race", "AssertionError: invariants violated", 2),
+                         outcome("test_several_writers[8w-same_keys-processes-default-hudi-cow]",
+                                 "OSError: [Errno 39] Directory not empty: '/w/payments_writers_pruned'\nTraceback", 8)])
+    grid = figures.writers_grid(run)
+    assert list(grid["writers"]) == [2, 8] and list(grid["races"]) == [3, 0]
+    assert list(grid["invariants"]) == ["1 violated", "not measured: OSError: [Errno 39] Directory not empty: "
+                                                      "'/w/payments_writers_pruned'"]
+    assert grid.loc[1, "batches committed"] == "–" and grid.loc[1, "configuration"] == "hudi-cow"
 
 
 def test_the_controls_figure_sets_a_point_s_set_ups_side_by_side_and_counts_commits_that_changed_no_row():

@@ -52,6 +52,25 @@ def races(run: load.Run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def unrecorded(run: load.Run) -> pd.DataFrame:
+    """The grid points a run set out to race that recorded no race: their test failed before its record was written
+    (a harness error, a server that did not start). Listed with the reason, never dropped from the grid in silence."""
+    recorded = {r.name for r in run.records(SEVERAL_WRITERS)}
+    outcomes = load.outcomes(run)
+    if outcomes.empty or "nodeid" not in outcomes:
+        return pd.DataFrame()
+    failed = outcomes[(outcomes.test == "test_several_writers") & (outcomes.outcome == "failed")]
+    rows = []
+    for nodeid, params, reason in zip(failed.nodeid, failed.params, failed.reason):
+        if str(nodeid).rsplit("::", 1)[-1] in recorded or not isinstance(params, dict):
+            continue
+        rows.append({"configuration": params.get("config_id"), "control": params.get("control"),
+                     "writers as": params.get("kind"), "writers": int(params.get("writers", 0)),
+                     "overlap": params.get("overlap"), "races": 0,
+                     "invariants": f"not measured: {str(reason).splitlines()[0][:240]}"})
+    return pd.DataFrame(rows)
+
+
 def race_views(run: load.Run) -> list[tuple[Record, WritersRace]]:
     """Each race's record with its typed view."""
     return [(r, r.view(WritersRace)) for r in run.records(SEVERAL_WRITERS)]
