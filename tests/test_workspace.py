@@ -82,7 +82,7 @@ def test_a_folder_a_straggler_writes_into_while_it_is_deleted_is_deleted_again(t
         real(path, *args, **kwargs)
 
     monkeypatch.setattr(workspace_mod.shutil, "rmtree", racing)
-    monkeypatch.setattr(workspace_mod.time, "sleep", lambda s: None)
+    monkeypatch.setattr(workspace_mod, "_pause", lambda s: None)
     ws.remove(table)
     assert len(calls) == 2 and not table.exists()
 
@@ -102,7 +102,7 @@ def test_a_folder_written_into_until_the_last_attempt_names_what_was_still_writt
         raise OSError(errno.ENOTEMPTY, "Directory not empty", str(path))
 
     monkeypatch.setattr(workspace_mod.shutil, "rmtree", written)
-    monkeypatch.setattr(workspace_mod.time, "sleep", pauses.append)
+    monkeypatch.setattr(workspace_mod, "_pause", pauses.append)
     with pytest.raises(OSError, match=r"still written there: \.hoodie/\.heartbeat/20261204203451237") as err:
         ws.remove(table)
     assert err.value.errno == errno.ENOTEMPTY and pauses == [0.5 * 2 ** n for n in range(7)]

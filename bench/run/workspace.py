@@ -79,6 +79,12 @@ class Workspace:
             path.unlink()
 
 
+def _pause(seconds: float) -> None:
+    """The wait between attempts, its own name so a test can count the waits without replacing ``time.sleep``
+    for every thread of the process (a writer pool polling in another thread then spins)."""
+    time.sleep(seconds)
+
+
 def _rmtree_while_written(path: Path, attempts: int = 8, pause_s: float = 0.5) -> None:
     """``shutil.rmtree``, again if a file appeared in a folder while it was being emptied ("Directory not empty": seen
     dropping a Hudi table's ``.hoodie/metadata`` right after a race of 4 writer applications, and a whole table after a
@@ -96,7 +102,7 @@ def _rmtree_while_written(path: Path, attempts: int = 8, pause_s: float = 0.5) -
                 raise OSError(err.errno, f"{err.strerror} after {attempts} attempts: still written there: "
                               f"{', '.join(left[:5]) or 'no file, only folders'}"
                               + (f" and {len(left) - 5} more" if len(left) > 5 else ""), str(path)) from err
-            time.sleep(pause_s * 2 ** (attempt - 1))
+            _pause(pause_s * 2 ** (attempt - 1))
 
 
 class RemoteWorkspace(Workspace):
