@@ -208,8 +208,7 @@ def test_short_of_room_spark_s_finished_shuffle_files_go_before_any_table(tmp_pa
     assert shuffle["collections"] == 1 and [s[0] for s in tables._bases] == ["iceberg-cow", "iceberg-dv"]
     spark.sparkContext._jvm.System.gc = lambda: None  # a collection that frees nothing: eviction as before
     shuffle["held"] = True
-    monkeypatch.setattr(tables_module.time, "sleep", lambda s: None)
-    monkeypatch.setattr(tables_module.time, "monotonic", iter(range(0, 1000, 5)).__next__)
+    monkeypatch.setattr(tables_module, "poll", lambda check, timeout, interval: check() or None)  # the wait runs out
     with pytest.raises(NotEnoughDisk, match="no room"):
         tables.base_table(spark, formats["iceberg-cow"], "other", data)
     assert [s[0] for s in tables._bases] == ["iceberg-cow"]  # its own table is never evicted

@@ -12,7 +12,6 @@ import functools
 import gc
 import hashlib
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from bench.core.units import human_bytes
 from bench.exceptions import NotEnoughDisk
 from bench.measure.locate import update_keys
 from bench.run.workspace import Workspace
+from bench.servers.daemons import poll
 from bench.workload.datagen import PaymentsData, generate_payments
 
 if TYPE_CHECKING:
@@ -244,13 +244,15 @@ class TableStates:
         self.say(f"{purpose}: short of room; releasing Spark's finished shuffle files")
         gc.collect()
         spark.sparkContext._jvm.System.gc()  # type: ignore[union-attr]
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
+
+        def room() -> bool:
             try:
                 ensure_free(location, needed, purpose)
-                return
+                return True
             except NotEnoughDisk:
-                time.sleep(0.5)
+                return False
+
+        poll(room, wait_s, 0.5)
 
     def _remove(self, *files: Files) -> None:
         """Remove each of ``files`` that exists, through the workspace (the only place anything is deleted)."""
