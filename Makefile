@@ -72,7 +72,7 @@ cluster-test: java
 report: $(STAMP)
 	$(BIN)/python -m bench report $(RUNS)
 
-## the project's own answers: the findings page from the reference runs in results/reference (no JVM; about a minute on 2 cores)
+## the project's own answers: the findings page from the reference runs in results/reference (no JVM; the page in about 20 s on 2 cores, then the full reports it links, about a minute more)
 findings: $(STAMP)
 	$(BIN)/python -m bench findings
 

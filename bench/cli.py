@@ -243,7 +243,7 @@ def _reference(args: argparse.Namespace) -> int:
 def _findings(args: argparse.Namespace) -> int:
     from bench.report.findings import build_findings
 
-    print(f"findings: {build_findings(Path(args.folder), args.output)}")
+    build_findings(Path(args.folder), args.output, progress=lambda line: print(f"findings: {line}", flush=True))
     return 0
 
 

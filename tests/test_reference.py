@@ -95,7 +95,12 @@ def test_the_findings_page_answers_first_from_the_reference_runs_alone(planted, 
     from bench.report.findings import build_findings
 
     folder, first = planted
-    page = build_findings(folder, tmp_path / "findings")
+    heard: list[tuple[str, bool, int]] = []  # each progress line, whether the page existed, reports built by then
+    out = tmp_path / "findings"
+    page = build_findings(folder, out, progress=lambda line: heard.append(
+        (line, (out / "index.html").exists(), len(list(out.glob("*/index.html"))))))
+    assert heard[0][0].startswith("page: ") and heard[0][1:] == (True, 0)  # the answer first, the reports after
+    assert [built for _, _, built in heard[1:]] == list(range(1, len(heard)))
     text = page.read_text()
     sections = [text.index(h) for h in ("1. Copy-on-write or merge-on-read?", "2. Along the file size",
                                         "3. On an object store", "4. The seeds' claims", "5. Memory", "6. How often to compact",

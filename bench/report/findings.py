@@ -1,5 +1,5 @@
-"""The findings page: the project's own answers, drawn from its reference runs (no JVM; about a minute on 2 cores,
-most of it the full report per machine and scale).
+"""The findings page: the project's own answers, drawn from its reference runs (no JVM). The page is written first
+(about 20 s on 2 cores); the full report per machine and scale that it links comes after (about a minute more).
 
 ``cowmor findings`` renders ``reports/findings/index.html``: first the answer per family and route, copy-on-write ÷
 merge-on-read on the payments hotfix with its interval and verdict, per machine and scale; then the same ratio along the
@@ -17,6 +17,7 @@ import datetime as dt
 import hashlib
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -62,9 +63,13 @@ def _slug(text: str) -> str:
     return slug if len(slug) <= 60 else f"{slug[:51].rstrip('-')}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
-def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findings")) -> Path:
-    """Write the findings page and one report per (machine, storage, scale, layout) group; return the page."""
+def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findings"),
+                   progress: Callable[[str], None] = lambda line: None) -> Path:
+    """Write the findings page, then one report per (machine, storage, scale, layout) group; return the page.
+    ``progress`` hears when the page is ready and each linked report as it is built: the answer need not wait for
+    the reports."""
     out.mkdir(parents=True, exist_ok=True)
+    reports: list[tuple[list[Path], Path]] = []  # (run folders, where): built after the page
     pairs = runs(folder)
     groups: dict[tuple[str, str, str, str], list] = {}  # never merged across machine, storage, scale or layout
     for entry, run in pairs:
@@ -105,13 +110,13 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         if not used.empty or not needed.empty:
             memory.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX, MEMORY_NEEDED)}.</p>" + (table(used) if not used.empty else "")
                           + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
-        build_report([folder / e.run_id for e, _ in members], out / name)
+        reports.append(([folder / e.run_id for e, _ in members], out / name))
         links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {_ids(members)}</li>')
     storages = _on_each_storage(folder, out)
     layouts: dict[tuple[tuple[str, str], str], list] = {}  # ((machine, storage), scale) -> its layouts' members
     for (machine, storage, scale, _), members in groups.items():
         layouts.setdefault(((machine, storage), scale), []).append(members)
-    links += _every_layout(layouts, folder, out)
+    links += _every_layout(layouts, folder, out, reports)
     claims += _model_at_the_seeds_size(layouts)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
             f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
@@ -154,6 +159,10 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             + "</section><section id=runs><h2>8. The reference runs</h2>" + _manifest(pairs, folder)
             + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
     (out / "index.html").write_text(page)
+    progress(f"page: {out / 'index.html'}; now the {len(reports)} full reports it links")
+    for number, (run_folders, into) in enumerate(reports, 1):
+        build_report(run_folders, into)
+        progress(f"report {number}/{len(reports)}: {into / 'index.html'}")
     return out / "index.html"
 
 
@@ -186,7 +195,8 @@ def _run_ids(entries: list) -> str:
     return ", ".join(f"<code>{html.escape(e.run_id)}</code>" for e in entries)
 
 
-def _every_layout(layouts: dict[tuple[tuple[str, str], str], list], folder: Path, out: Path) -> list[str]:
+def _every_layout(layouts: dict[tuple[tuple[str, str], str], list], folder: Path, out: Path,
+                  reports: list[tuple[list[Path], Path]]) -> list[str]:
     """One full report per machine and scale over all its layouts: the cost model can then tell an update's price per
     partition touched from its price per file (one layout's files all sit in its one number of partitions per day)."""
     links = []
@@ -195,7 +205,7 @@ def _every_layout(layouts: dict[tuple[tuple[str, str], str], list], folder: Path
             continue
         members = [m for shape in shapes for m in shape]
         name = _slug(f"{scale}-every-layout-{machine}{_off_disk(storage)}")
-        build_report([folder / e.run_id for e, _ in members], out / name)
+        reports.append(([folder / e.run_id for e, _ in members], out / name))
         links.append(f'<li><a href="{name}/index.html">scale <code>{html.escape(scale)}</code>, its {len(shapes)} '
                      f"layouts together, {html.escape(machine)}, {html.escape(storage)}</a>: the full report of runs "
                      f"{_ids(members)}, whose cost "
