@@ -7,10 +7,14 @@ Exit codes: 0 done; 1 a regression found (compare) or a scenario failed (run); 2
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.resources
+import signal
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from bench.exceptions import BadOption, CowmorError
 from bench.run.options import add_options, parse_finite, parse_positive_int
@@ -359,6 +363,23 @@ COMMANDS = {"run": _run, "compare": _compare, "report": _report, "history": _his
             "reference": _reference, "findings": _findings, "docs": _docs, "inspect": _inspect}
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a timeout, a closed terminal) stop a report, findings or docs command as Ctrl-C does, so
+    its ``finally`` removes the half-written staging folder instead of leaving it beside the output. (``run`` has its
+    own: the stop is recorded with the run.)"""
+    def interrupt(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    before = {n: signal.signal(getattr(signal, n), interrupt) for n in names}
+    try:
+        yield
+    finally:
+        for n, handler in before.items():
+            signal.signal(getattr(signal, n), handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     pytest_args: list[str] = []
@@ -369,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args, argv[1:], pytest_args)
-        return COMMANDS[args.command](args)
+        with _terminate_as_interrupt():
+            return COMMANDS[args.command](args)
     except CowmorError as err:
         print(f"cowmor: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -351,6 +351,29 @@ def test_a_failed_re_report_leaves_the_old_report_whole(tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
 
 
+def test_a_report_stopped_by_sigterm_leaves_no_staging_folder(tmp_path, monkeypatch, capsys):
+    """A timeout's SIGTERM ends `report` as Ctrl-C does: the staging folder goes, the old handler comes back."""
+    import os
+    import signal
+    run_dir = write_run(tmp_path, "r")
+
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+    monkeypatch.setattr("bench.report.build.section_settlements", terminated)
+    ignored: list[int] = []
+
+    def before(signum, frame):  # stands in for the default (the process ends, no finally) without ending pytest
+        ignored.append(signum)
+    previous = signal.signal(signal.SIGTERM, before)
+    try:
+        assert main(["report", str(run_dir), "-o", str(tmp_path / "out")]) == 130
+        assert signal.getsignal(signal.SIGTERM) is before and not ignored
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert "interrupted" in capsys.readouterr().err
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")] and not (tmp_path / "out").exists()
+
+
 def test_report_without_runs_takes_the_newest_by_time_not_by_name(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     newer = write_run(tmp_path / "results", "aaa newer")
