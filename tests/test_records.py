@@ -10,6 +10,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import stat
 from pathlib import Path
 
@@ -353,8 +354,6 @@ def test_a_failed_re_report_leaves_the_old_report_whole(tmp_path, monkeypatch):
 
 def test_a_report_stopped_by_sigterm_leaves_no_staging_folder(tmp_path, monkeypatch, capsys):
     """A timeout's SIGTERM ends `report` as Ctrl-C does: the staging folder goes, the old handler comes back."""
-    import os
-    import signal
     run_dir = write_run(tmp_path, "r")
 
     def terminated(*args, **kwargs):
@@ -461,8 +460,6 @@ def test_a_failure_whose_jvm_died_names_why_in_its_recorded_reason():
 def test_ctrl_c_still_stops_the_run_after_pyspark_made_sigint_its_own():
     """pyspark's SparkContext installs its own SIGINT handler (cancel the jobs, raise KeyboardInterrupt); reclaimed,
     Ctrl-C is recorded as the run's stop first and pyspark still cancels its jobs."""
-    import signal
-
     from bench.run import stopping
 
     saved = {name: signal.getsignal(getattr(signal, name)) for name in stopping.STOP_SIGNALS}
