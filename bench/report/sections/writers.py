@@ -198,8 +198,9 @@ def _waiting(run: load.Run, wanted) -> str:
              if wanted(r, x) and x.lock_wait_per_commit_s and not is_control(x)]
     if not waits:
         return "waiting: not measured"
-    return (f"waiting: commits waited a median {max(w.median for w in waits):.2f} s for the lock (at most "
-            f"{max(w.max for w in waits):.2f} s, {sum(w.commits for w in waits)} commits)")
+    points = f"{len(waits)} grid point" + ("s" if len(waits) > 1 else "")
+    return (f"waiting: the commits' median wait for the lock, per grid point, up to {max(w.median for w in waits):.2f} s "
+            f"(the longest {max(w.max for w in waits):.2f} s; {sum(w.commits for w in waits)} commits in {points})")
 
 
 def by_kind(x: WritersRace) -> str:
@@ -393,8 +394,8 @@ def _nbcc_claim(run: load.Run, nbcc: pd.DataFrame) -> dict:
     else:
         by_n = nbcc.assign(ok=by_writers).groupby("writers").ok.all()
         held = [int(n) for n, ok in by_n.items() if ok]
-        verdict = "does not hold" + (f" at {max(int(n) for n, ok in by_n.items() if not ok)} writers; without a write "
-                                     f"conflict at {', '.join(map(str, held))} writers" if held else "")
+        verdict = "does not hold" + (f" at {max(int(n) for n, ok in by_n.items() if not ok)} writers; without a failure "
+                                     f"another writer may have caused at {', '.join(map(str, held))} writers" if held else "")
     other = int(nbcc.conflicts.sum() - nbcc["write conflicts"].sum() - nbcc["writer or service"].sum())
     waiting = _waiting(run, lambda r, x: x.control == "nbcc" and x.overlap == "same_keys")
     return {"claim": CLAIMS[1], "source": ONEHOUSE, "verdict": verdict + "; " + waiting,
