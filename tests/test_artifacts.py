@@ -12,6 +12,7 @@ from bench.servers import artifacts
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch, tmp_path):
     monkeypatch.delenv(artifacts.JARS_DIR_ENV, raising=False)
+    monkeypatch.setenv(artifacts.MAVEN_JARS_ENV, str(tmp_path / "no-maven-jars"))
     monkeypatch.setattr(artifacts, "maven_reachable", lambda repo=None: (False, "repo1.maven.org:443 unreachable (test)"))
     return tmp_path
 
@@ -24,6 +25,27 @@ def _touch(folder, *names, classes: dict[str, bytes] | None = None):
             jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
             for entry, code in (classes or {}).items():
                 jar.writestr(entry, code)
+
+
+def test_official_jars_after_jars_dir_before_pypi(tmp_path, monkeypatch):
+    """`make jars` fills .cowmor-jars/maven/spark-3.5; a folder the user names still wins over it."""
+    official = tmp_path / "no-maven-jars" / "spark-3.5"
+    _touch(official, "iceberg-spark-runtime-3.5_2.12-1.10.2.jar", "delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
+    res = artifacts.resolve("iceberg", None, ivy_home=tmp_path / "ivy")
+    assert res.source == f"maven-central:{official}" and res.jars == (official / "iceberg-spark-runtime-3.5_2.12-1.10.2.jar",)
+    mine = tmp_path / "mine"
+    _touch(mine, "delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
+    assert artifacts.resolve("delta", mine, ivy_home=tmp_path / "ivy").source == f"jars-dir:{mine}"
+    with pytest.raises(MissingArtifact, match="make jars"):
+        artifacts.resolve("hudi", None, ivy_home=tmp_path / "ivy")
+
+
+def test_every_spark_line_lists_each_family_and_the_support_jars():
+    for line, wanted in artifacts.SPARK_LINE_ARTIFACTS.items():
+        names = {a.name for a in wanted}
+        assert {"hadoop-aws", "aws-java-sdk-bundle", "postgresql", "delta-storage"} <= names, line
+        assert any(n.startswith("iceberg-spark-runtime-") for n in names) and any(n.startswith("hudi-spark") for n in names)
+    assert set(artifacts.FAMILY_ARTIFACTS["delta"]) <= set(artifacts.SPARK_LINE_ARTIFACTS[artifacts.SPARK_LINE])
 
 
 def test_jars_dir_first(tmp_path):

@@ -7,6 +7,7 @@ import http.server
 import shutil
 import threading
 import urllib.request
+from pathlib import Path
 
 import pyarrow.fs as pafs
 import pytest
@@ -137,3 +138,16 @@ def test_a_user_endpoint_starts_nothing_and_the_workspace_lands_on_it(tmp_path, 
         os.environ.update(saved)
         storage._filesystem.cache_clear()
         server.stop()
+
+
+def test_s3a_jars_take_the_official_pair_or_the_sdist_pair(tmp_path):
+    from bench.exceptions import MissingArtifact
+    from bench.servers.objectstore import S3A_JAR_PAIRS, s3a_jars
+    with pytest.raises(MissingArtifact, match="hadoop-aws-3.3.4.jar"):
+        s3a_jars(tmp_path)
+    for pair in S3A_JAR_PAIRS:
+        folder = tmp_path / pair[0]
+        folder.mkdir()
+        for name in pair:
+            (folder / name).write_bytes(b"jar")
+        assert sorted(Path(p).name for p in s3a_jars(folder)) == sorted(pair)

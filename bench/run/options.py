@@ -269,8 +269,8 @@ def add_options(addoption: Callable[..., object]) -> None:
               help="hold every request to the started server this long (a proxy): S3's per-request latency. "
                    "Default: %(default)r")
     addoption("--s3a-jars", metavar="DIR", type=Path, default=None,
-              help="folder with hadoop-aws-3.3.1.jar and aws-java-sdk-bundle-1.11.901.jar (else $COWMOR_S3A_JARS_DIR, "
-                   "else Maven org.apache.hadoop:hadoop-aws:3.3.4)")
+              help="folder with hadoop-aws and its AWS SDK bundle, 3.3.4 + 1.12.262 (make jars) or 3.3.1 + 1.11.901 "
+                   "(make s3a-jars without Maven) (else $COWMOR_S3A_JARS_DIR, else Maven org.apache.hadoop:hadoop-aws:3.3.4)")
     addoption("--catalog-uri", metavar="URL", default=None,
               help="several writers: your PostgreSQL for Iceberg's JDBC catalog (jdbc:postgresql://host:port/db; PGUSER, "
                    "PGPASSWORD) instead of the server the run starts")

@@ -1,4 +1,5 @@
-"""Where each format family's jars come from: a local folder, a PyPI package, or Maven (in that order)."""
+"""Where each format family's jars come from: a folder you name, the official jars `make jars` fetched from Maven
+Central, a PyPI package, the Ivy cache, or Spark's own Maven resolution (in that order)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from urllib.parse import urlparse
 from bench.exceptions import BadArtifact, MissingArtifact
 
 JARS_DIR_ENV = "COWMOR_JARS_DIR"
+MAVEN_JARS_ENV = "COWMOR_MAVEN_JARS_DIR"  # where `make jars` put the official artifacts (default: MAVEN_JARS_DIR)
+SPARK_LINE = "3.5"
 SCALA_LINE = "2.12"  # pyspark 3.5's own line; a jar for another line fails at the first call into it
 OFFLINE_ENV = "COWMOR_OFFLINE"  # "1": never try Maven (no network probe)
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2/"
@@ -42,6 +45,31 @@ FAMILY_ARTIFACTS: dict[str, tuple[Artifact, ...]] = {
     "delta": (Artifact("io.delta", "delta-spark_2.12", DELTA_VERSION), Artifact("io.delta", "delta-storage", DELTA_VERSION)),
     "hudi": (Artifact("org.apache.hudi", "hudi-spark3.5-bundle_2.12", HUDI_VERSION),),
 }
+
+# Beside the formats, the jars a run may need that Spark does not ship: Hadoop's S3A connector for pyspark's own
+# Hadoop 3.3.4 client with the AWS SDK bundle that hadoop-aws 3.3.4 declares, and the PostgreSQL JDBC driver for
+# Iceberg's JDBC catalog (several writers).
+SUPPORT_ARTIFACTS: tuple[Artifact, ...] = (
+    Artifact("org.apache.hadoop", "hadoop-aws", "3.3.4"),
+    Artifact("com.amazonaws", "aws-java-sdk-bundle", "1.12.262"),
+    Artifact("org.postgresql", "postgresql", "42.7.14"),
+)
+
+# The official artifacts per Spark line, fetched by `make jars` (tools/fetch_jars.py). Spark 4.0 / Scala 2.13 is
+# listed so its jars are fetched and checked; the harness runs the 3.5 line.
+SPARK_LINE_ARTIFACTS: dict[str, tuple[Artifact, ...]] = {
+    "3.5": (*(a for family in FAMILY_ARTIFACTS.values() for a in family), *SUPPORT_ARTIFACTS),
+    "4.0": (Artifact("org.apache.iceberg", "iceberg-spark-runtime-4.0_2.13", ICEBERG_VERSION),
+            Artifact("io.delta", "delta-spark_2.13", "4.0.1"), Artifact("io.delta", "delta-storage", "4.0.1"),
+            Artifact("org.apache.hudi", "hudi-spark4.0-bundle_2.13", HUDI_VERSION), *SUPPORT_ARTIFACTS),
+}
+MAVEN_JARS_DIR = Path(__file__).resolve().parents[2] / ".cowmor-jars" / "maven"
+
+
+def maven_jars_dir(line: str = SPARK_LINE) -> Path:
+    """The folder `make jars` fills with the official artifacts of one Spark line."""
+    root = Path(os.environ[MAVEN_JARS_ENV]) if os.environ.get(MAVEN_JARS_ENV) else MAVEN_JARS_DIR
+    return root / f"spark-{line}"
 
 # PyPI packages that ship a family's jars (package module -> folder inside it). The pin matters:
 # snowpark-connect-deps-iceberg 1.0.3 ships a stripped runtime jar (see shared/DESIGN.md).
@@ -191,6 +219,11 @@ def resolve(family: str, jars_dir: Path | None = None, maven_repository: str = M
         tried.append(f"not in {jars_dir}" + (f" ({'; '.join(notes)})" if notes else ""))
     else:
         tried.append(f"no --jars-dir/${JARS_DIR_ENV}")
+    official = maven_jars_dir()
+    found, notes = _from_dir(artifacts, official) if official.is_dir() else ([], [])
+    if len(found) == len(artifacts):
+        return Resolution(family, f"maven-central:{official}", jars=tuple(found))
+    tried.append(f"not in {official} (make jars)" + (f" ({'; '.join(notes)})" if notes else ""))
     pypi = _from_pypi(family, artifacts)
     if pypi:
         return Resolution(family, f"pypi:{PYPI_JAR_PACKAGES[family][2]}", jars=tuple(pypi))
@@ -210,4 +243,5 @@ def resolve(family: str, jars_dir: Path | None = None, maven_repository: str = M
     files = ", ".join(a.filename for a in artifacts)
     raise MissingArtifact(
         f"{family}: missing {', '.join(coordinates)} — {'; '.join(tried)}. Provide them with --jars-dir DIR "
-        f"(or ${JARS_DIR_ENV}) holding {files}, or run where Maven is reachable (spark.jars.packages)")
+        f"(or ${JARS_DIR_ENV}) holding {files}, fetch them with `make jars`, or run where Maven is reachable "
+        "(spark.jars.packages)")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import BadOption, MissingArtifact
-from bench.servers.artifacts import MAVEN_CENTRAL, maven_reachable, sha256
+from bench.servers.artifacts import MAVEN_CENTRAL, maven_jars_dir, maven_reachable, sha256
 from bench.servers.daemons import LOG4J2, become, free_port, poll, spawn, stop, wait_for_port
 
 JDBC_DRIVER_FILES = ("/usr/share/java/postgresql.jar",)  # Debian/Ubuntu: apt-get install libpostgresql-jdbc-java
@@ -40,7 +40,8 @@ SERVER_ACCOUNT = "postgres"  # Debian's account for the server, used when the ru
 
 
 def jdbc_driver(jars_dir: Path | None = None, maven_repository: str = MAVEN_CENTRAL) -> dict[str, str]:
-    """The PostgreSQL JDBC driver jar: ``jars_dir`` (or $COWMOR_JARS_DIR), Debian's package, else the Maven coordinate
+    """The PostgreSQL JDBC driver jar: ``jars_dir`` (or $COWMOR_JARS_DIR), the official one `make jars` fetched,
+    Debian's package, else the Maven coordinate
     from ``maven_repository`` (``--maven-repo``: a mirror is asked, not Maven Central).
 
     Raises:
@@ -49,6 +50,7 @@ def jdbc_driver(jars_dir: Path | None = None, maven_repository: str = MAVEN_CENT
     """
     folders = [jars_dir] if jars_dir else []
     folders += [Path(os.environ["COWMOR_JARS_DIR"])] if os.environ.get("COWMOR_JARS_DIR") else []
+    folders.append(maven_jars_dir())
     candidates = [str(p) for f in folders for p in sorted(Path(f).glob("postgresql-*.jar"))] + list(JDBC_DRIVER_FILES)
     for path in candidates:
         if Path(path).is_file():

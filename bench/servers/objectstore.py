@@ -30,7 +30,9 @@ from bench.exceptions import BadOption, MissingArtifact
 from bench.servers.artifacts import sha256
 from bench.servers.daemons import free_ports, poll, spawn, stop, wait_for_port
 
-S3A_JARS = ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar")
+# the official pair for pyspark's Hadoop 3.3.4 client (`make jars`), or the pair PyPI's sagemaker-pyspark sdist ships
+S3A_JAR_PAIRS = (("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar"),
+                 ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar"))
 S3A_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"
 BUCKET = "warehouse"
 KINDS = ("GET", "PUT", "POST", "LIST", "HEAD", "COPY", "DELETE")
@@ -132,11 +134,12 @@ def s3a_jars(folder: Path | None) -> dict[str, str]:
     folder = folder or (Path(os.environ["COWMOR_S3A_JARS_DIR"]) if os.environ.get("COWMOR_S3A_JARS_DIR") else None)
     if folder is None:
         return {"maven": S3A_MAVEN}
-    missing = [j for j in S3A_JARS if not (folder / j).is_file()]
-    if missing:
-        raise MissingArtifact(f"the S3A connector jars {', '.join(missing)} are not in {folder} (make s3a-jars fetches "
-                              f"them; or give Maven access for {S3A_MAVEN})")
-    return {str((folder / j).resolve()): sha256(folder / j) for j in S3A_JARS}
+    for pair in S3A_JAR_PAIRS:
+        if all((folder / j).is_file() for j in pair):
+            return {str((folder / j).resolve()): sha256(folder / j) for j in pair}
+    wanted = " or ".join(" and ".join(pair) for pair in S3A_JAR_PAIRS)
+    raise MissingArtifact(f"the S3A connector jars ({wanted}) are not in {folder} (make s3a-jars fetches them; or give "
+                          f"Maven access for {S3A_MAVEN})")
 
 
 def weed_binary() -> str:
