@@ -64,6 +64,7 @@ def test_user_servers_start_nothing_and_bad_addresses_fail_in_one_line(monkeypat
 
 def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven_or_is_named_as_missing(tmp_path, monkeypatch):
     monkeypatch.delenv("COWMOR_JARS_DIR", raising=False)
+    monkeypatch.setenv("COWMOR_MAVEN_JARS_DIR", str(tmp_path / "no-maven-jars"))
     monkeypatch.setattr(coordination, "JDBC_DRIVER_FILES", ())
     monkeypatch.setattr(coordination, "maven_reachable", lambda repository=None: (True, "reachable"))
     assert coordination.jdbc_driver(tmp_path) == {"maven": coordination.JDBC_MAVEN}
@@ -80,6 +81,7 @@ def test_the_jdbc_driver_comes_from_the_jars_folder_or_else_maven_or_is_named_as
 def test_the_jdbc_driver_is_asked_of_the_runs_maven_mirror_not_maven_central(tmp_path, monkeypatch):
     """``--maven-repo``: a user behind a mirror gets the driver from it, and the check asks the mirror."""
     monkeypatch.delenv("COWMOR_JARS_DIR", raising=False)
+    monkeypatch.setenv("COWMOR_MAVEN_JARS_DIR", str(tmp_path / "no-maven-jars"))
     monkeypatch.setattr(coordination, "JDBC_DRIVER_FILES", ())
     asked = []
     monkeypatch.setattr(coordination, "maven_reachable", lambda repository: asked.append(repository) or (True, "reachable"))

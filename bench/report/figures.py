@@ -28,6 +28,7 @@ from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
 SEED_SCALE = "seed"
+RATIO_NOTE = locate_mod.RATIO_NOTE
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -82,9 +83,8 @@ def ratio_points(ratios: list[locate_mod.Ratio], **extra: str) -> list[dict]:
 
 
 def routes_table(ratios: list[locate_mod.Ratio]) -> pd.DataFrame:
-    """Ratios as a table, by pair and route: the ratio with its 95% interval, the verdict."""
-    return pd.DataFrame([{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route,
-                          "update time ratio [95% CI]": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
+    """Ratios as a table, by pair and route: the ratio with its interval and method, the verdict."""
+    return pd.DataFrame([{"pair": f"{r.cow} ÷ {r.mor}", "route": r.route, "update time ratio (interval)": r.cell(),
                           "verdict": r.verdict}
                          for r in sorted(ratios, key=lambda r: (r.cow, r.mor, route_order(r.route)))])
 
@@ -95,11 +95,11 @@ def hotfix_routes(run: Run) -> pd.DataFrame:
 
 
 def _cell(r: locate_mod.Ratio) -> str:
-    """A ratio with its interval; marked where its verdict is not merge-on-read's (the headline's usual answer)."""
-    if r.low is None or r.high is None:
-        return f"{r.ratio:.2f}x (one round: no interval)"
-    text, verdict = f"{r.ratio:.2f}x [{r.low:.2f}–{r.high:.2f}]", r.verdict
-    return text if verdict == "merge-on-read faster" else f"{text} ({verdict.replace(' at this scale', '')})"
+    """A ratio with its interval and method; marked where its verdict is not merge-on-read's (the headline's usual
+    answer)."""
+    text, verdict = r.cell(), r.verdict
+    return text if verdict == "merge-on-read faster" or not r.decided and verdict != "too close to call at this scale" \
+        else f"{text} ({verdict.replace(' at this scale', '')})"
 
 
 def hotfix_layouts(layouts: list[tuple[str, Run]]) -> pd.DataFrame:
@@ -332,7 +332,7 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "summary-excerpt": ("What `make bench` prints: the payments hotfix, three of the configurations", summary_excerpt),
     "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
     "file-size-ratios": ("The same scattered update on files that grow 4x per step: copy-on-write ÷ merge-on-read update "
-                         "time per locate route (median ratio [95% interval]; above 1 merge-on-read is faster)", file_size_ratios),
+                         f"time per locate route ({RATIO_NOTE}; above 1 merge-on-read is faster)", file_size_ratios),
     "hotfix-memory": ("The payments hotfix: peak memory of the update per configuration and route", hotfix_memory),
     "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
     "cadence-checked": ("How often to compact, checked: the cost per write measured at the recommended cadence and its "
@@ -362,10 +362,10 @@ class Across:
 
 ACROSS: dict[str, Across] = {
     "hotfix-headline": Across("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route and table "
-                              "(median ratio [95% interval]; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
+                              f"({RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
                               hotfix_layouts),
     "hotfix-storage": Across("The payments hotfix on each storage: copy-on-write ÷ merge-on-read update time per locate "
-                             "route (median ratio [95% interval]; above 1 merge-on-read is faster)", "hotfix-storage",
+                             f"route ({RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-storage",
                              "storage", hotfix_layouts),
     "hotfix-storage-updates": Across("The payments hotfix on each storage: each configuration's update time per locate "
                                      "route, and the requests it made", "hotfix-storage", "storage", updates_by_storage),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.core import uncertainty
-from bench.results.contract import BASELINE_ROUTE, DINNER_PEAK, FILE_SIZE, HOTFIX, SETTLEMENTS, Matrix, Record, Run
+from bench.results.contract import BASELINE_ROUTE, DINNER_PEAK, FILE_SIZE, HOTFIX, SETTLEMENTS, Matrix, Origin, Record, Run
 from bench.results.schema import (
     DinnerPeakSequence,
     FileChanges,
@@ -19,6 +19,8 @@ from bench.results.schema import (
     SettlementsSequence,
 )
 
+RATIO_NOTE = ("median ratio with what its rounds support: [95% bootstrap] at 5 rounds a side or more, else the "
+              "min–max range and no verdict; p: the exact rank test; not divided: the sides ran on other hosts or commits")
 ROUTE_TEXT = {"join": "MERGE / IN (SELECT …) from a keys table", "pruned": "literal keys the file statistics prune by",
               "index": "keys looked up in the table's index"}
 
@@ -40,6 +42,7 @@ class Located:
     full_scan: bool | None
     requests: dict | None = None  # the object-store requests of the last round, by kind (absent on local disk)
     layout: str | None = None  # the file-size steps' ``1 of 8 files`` touched: runs of two layouts share file sizes
+    origin: Origin = Origin("", "", "")  # the run, host and commit that measured it
 
     @property
     def step(self) -> str | None:
@@ -57,7 +60,8 @@ class Located:
 
 @dataclass(frozen=True)
 class Ratio:
-    """Copy-on-write's median over merge-on-read's, with a bootstrap 95% interval over both sets of rounds."""
+    """Copy-on-write's median over merge-on-read's, with what both sets of rounds support (``uncertainty.RatioSpread``:
+    a 95% bootstrap interval at 5 rounds a side or more, a range below) and the exact rank test's p."""
 
     scenario: str
     param: str | None
@@ -68,18 +72,39 @@ class Ratio:
     low: float | None
     high: float | None
     layout: str | None = None  # as ``Located.layout``
+    crossed: tuple[str, str] | None = None  # the two runs, where the sides come from other hosts or commits
+    spread: uncertainty.RatioSpread | None = None
 
     @property
     def step(self) -> str | None:
         return step_label(self.param, self.layout)
 
     @property
+    def divided(self) -> bool:
+        return self.crossed is None
+
+    @property
+    def decided(self) -> bool:
+        return self.spread is not None and self.divided and self.spread.decided
+
+    def interval_text(self) -> str:
+        if self.crossed:
+            return "not divided"
+        return self.spread.interval_text() if self.spread else "one round: no interval"
+
+    def cell(self) -> str:
+        """The ratio with its interval and method, or why there is none."""
+        if self.crossed:
+            return f"not divided (runs {self.crossed[0]}, {self.crossed[1]})"
+        return f"{self.ratio:.2f}x ({self.interval_text()})"
+
+    @property
     def verdict(self) -> str:
-        if self.low is None or self.high is None:
+        if self.crossed:
+            return f"not divided: runs {self.crossed[0]} and {self.crossed[1]} ran on other hosts or commits"
+        if self.spread is None:
             return "one round: no interval, no verdict"
-        if self.low <= 1 <= self.high:
-            return "too close to call at this scale"
-        return f"{'merge-on-read' if self.ratio > 1 else 'copy-on-write'} faster"
+        return self.spread.verdict("copy-on-write faster", "merge-on-read faster")
 
 
 def located(run: Run) -> list[Located]:
@@ -99,7 +124,7 @@ def _upserts(r: Record, peak: DinnerPeakSequence) -> Located:
     files_read, bytes_read = _search(last.locate)
     return Located(r.scenario, "per upsert batch", r.config_id, r.route, [b.upsert_s or 0.0 for b in peak.series],
                    files_read, int((last.live_files or LiveFiles()).data_files or 0), None, bytes_read,
-                   int(last.bytes_added or 0), None)
+                   int(last.bytes_added or 0), None, origin=r.origin)
 
 
 def _adjustments(r: Record, month: SettlementsSequence) -> Located:
@@ -109,7 +134,8 @@ def _adjustments(r: Record, month: SettlementsSequence) -> Located:
     files_read, bytes_read = _search(last.locate)
     return Located(r.scenario, "per adjustment", r.config_id, r.route, [w.seconds or 0.0 for w in month.writes], files_read,
                    int(month.table_data_files or 0), int(last.files_touched or 0), bytes_read,
-                   int((last.filesystem or FileChanges()).bytes_added or 0), last.locate_full_scan, last.requests)
+                   int((last.filesystem or FileChanges()).bytes_added or 0), last.locate_full_scan, last.requests,
+                   origin=r.origin)
 
 
 def step_label(param: str | None, layout: str | None) -> str | None:
@@ -123,7 +149,7 @@ def _located(r: Record, update: HotfixUpdate | FileSizeUpdate) -> Located:
     files_read, bytes_read = _search(update.locate)
     return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read, int(files or 0),
                    int(update.files_touched or 0), bytes_read, int(update.filesystem.bytes_added or 0),
-                   update.locate_full_scan, update.requests, layout_touched(sized) if sized else None)
+                   update.locate_full_scan, update.requests, layout_touched(sized) if sized else None, r.origin)
 
 
 def layout_touched(update: FileSizeUpdate) -> str:
@@ -139,7 +165,8 @@ def _search(locate: Locate | None) -> tuple[int | None, int | None]:
 
 
 def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:
-    """CoW ÷ MoR for every family pair measured on the same scenario, file size, layout and route."""
+    """CoW ÷ MoR for every family pair measured on the same scenario, file size, layout and route; a pair whose sides
+    were measured on other hosts or commits is kept, marked ``crossed`` and never divided (its ratio is NaN)."""
     by_key = {(x.scenario, x.param, x.layout, x.route, x.config_id): x for x in items}
     rng = np.random.default_rng(seed)
     out = []
@@ -148,11 +175,11 @@ def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RE
             mor = by_key.get((scenario, param, layout, route, mor_id))
             if cow_id != config_id or mor is None:
                 continue
-            ratio = float(np.median(cow.seconds) / np.median(mor.seconds))
-            low = high = None
-            if len(cow.seconds) > 1 and len(mor.seconds) > 1:
-                draws = uncertainty.resampled_medians(cow.seconds, rng, resamples) / \
-                    uncertainty.resampled_medians(mor.seconds, rng, resamples)
-                low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
-            out.append(Ratio(scenario, param, route, cow_id, mor_id, ratio, low, high, layout))
+            if cow.origin.key != mor.origin.key:
+                out.append(Ratio(scenario, param, route, cow_id, mor_id, float("nan"), None, None, layout,
+                                 (cow.origin.run_id, mor.origin.run_id)))
+                continue
+            spread = uncertainty.ratio_spread(cow.seconds, mor.seconds, rng, resamples)
+            out.append(Ratio(scenario, param, route, cow_id, mor_id, spread.ratio, spread.low, spread.high, layout,
+                             spread=spread))
     return out

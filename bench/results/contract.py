@@ -121,6 +121,26 @@ def check_run_id(run_id: str) -> str:
 
 # --- reading ---------------------------------------------------------------------------------------------------
 
+ORIGIN = "cowmor_origin"  # a merged view's mark on each benchmark: the run, host and commit that measured it
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where one record was measured. Two records' times may be divided only when host and commit are the same: a
+    recorded host identity (``Machine.host_id``), not a CPU class; a run that recorded none is a host of its own."""
+
+    run_id: str
+    host: str
+    commit: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.host, self.commit
+
+    def as_dict(self) -> dict[str, str]:
+        return {"run_id": self.run_id, "host": self.host, "commit": self.commit}
+
+
 @dataclass(frozen=True)
 class Record:
     """One measured operation of a run: its name, timing statistics and cowmor's fields."""
@@ -129,6 +149,7 @@ class Record:
     fullname: str
     stats: dict[str, Any]
     info: dict[str, Any]
+    origin: Origin = Origin("", "", "")
 
     @property
     def scenario(self) -> str:
@@ -317,6 +338,11 @@ class Run:
         return str((self.environment.get("scale") or {}).get("name", "?"))
 
     @property
+    def origin(self) -> Origin:
+        host = (self.environment.get("machine") or {}).get("host_id")
+        return Origin(self.run_id, str(host or f"host of run {self.run_id}"), str(self.environment.get("harness_commit") or "?"))
+
+    @property
     def benchmarks(self) -> list[dict[str, Any]]:
         return self.data.get("benchmarks") or []
 
@@ -326,10 +352,10 @@ class Run:
         for another (``route=None``: every route), so a view that knows no routes never mixes them. With
         ``other_layouts``, also those a merge of runs kept aside: the same test on another table layout (the cost
         model's points; every other view keeps one record per test)."""
-        out = []
+        out, own = [], self.origin
         for b in [*self.benchmarks, *(self.cowmor.get("other_layouts") or [] if other_layouts else [])]:
             r = Record(b.get("name", ""), b.get("fullname") or b.get("name", ""), b.get("stats") or {},
-                       b.get("extra_info") or {})
+                       b.get("extra_info") or {}, Origin(**b[ORIGIN]) if ORIGIN in b else own)
             if r.measured and (scenario is None or r.scenario == scenario) and (operation is None or r.operation == operation) \
                     and (route is None or r.route == route):
                 out.append(r)

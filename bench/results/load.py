@@ -11,7 +11,16 @@ from typing import Any
 import pandas as pd
 
 from bench.core import resident
-from bench.results.contract import LOCAL_DISK, MEMORY_FIELDS, REFERENCE_ENGINE, Matrix, Record, Run, load_run  # noqa: F401 (the readers' API)
+from bench.results.contract import (  # noqa: F401 (the readers' API)
+    LOCAL_DISK,
+    MEMORY_FIELDS,
+    ORIGIN,
+    REFERENCE_ENGINE,
+    Matrix,
+    Record,
+    Run,
+    load_run,
+)
 from bench.results.schema import AVAILABLE, EngineUsed
 
 
@@ -141,7 +150,9 @@ def merge(runs: list[Run]) -> Run:
     layouts: dict[tuple[str, str], dict] = {}
     outcomes: dict[str, dict] = {}
     for run in runs:
+        origin = run.origin.as_dict()
         for b in [*run.cowmor.get("other_layouts", []), *run.benchmarks]:  # a run's own record wins over what it held aside
+            b = b if ORIGIN in b else {**b, ORIGIN: origin}  # which run, host and commit measured it (never divided across)
             benchmarks[identity(b)] = b
             layouts[(identity(b), table_layout(b))] = b
         for o in run.outcomes:

@@ -818,6 +818,7 @@ class Machine:
     memory_bytes: int | None = None
     cpu_model: str | None = None
     node: str | None = None
+    host_id: str | None = None  # this host in this boot (bench.run.record.host_id); None for runs made before
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ def host() -> dict[str, Any]:
             versions[name] = None
     return {"python": platform.python_version(), "packages": versions,
             "machine": {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
-                        "memory_bytes": _memory_bytes(), "node": platform.node(), "cpu_model": cpu_model()},
+                        "memory_bytes": _memory_bytes(), "node": platform.node(), "cpu_model": cpu_model(),
+                        "host_id": host_id()},
             "command": shlex.join(getattr(sys, "orig_argv", sys.argv)), "harness_commit": _git_commit()}
 
 
@@ -63,6 +64,20 @@ def write_json(run_dir: Path, name: str, payload: Any) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def host_id() -> str | None:
+    """This host in this boot: the OS install's machine id with the kernel's boot id (``/etc/machine-id``,
+    ``/proc/sys/kernel/random/boot_id``). Virtual machines of one image share a hostname and often a CPU model, so
+    neither names a host; two runs with one ``host_id`` ran on one machine without a reboot between them, and only
+    their times may be divided (``bench.report.locate.ratios``). None where the OS keeps neither."""
+    parts = []
+    for path in ("/etc/machine-id", "/proc/sys/kernel/random/boot_id"):
+        try:
+            parts.append(Path(path).read_text().strip().replace("-", "")[:12])
+        except OSError:
+            pass
+    return "-".join(parts) if len(parts) == 2 else None
 
 
 def cpu_model() -> str | None:

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.exceptions import BadOption, MissingArtifact
-from bench.servers.artifacts import MAVEN_CENTRAL, maven_jars_dir, maven_reachable, sha256
+from bench.servers.artifacts import MAVEN_CENTRAL, SUPPORT_ARTIFACTS, maven_jars_dir, maven_reachable, sha256
 from bench.servers.daemons import LOG4J2, become, free_port, poll, spawn, stop, wait_for_port
 
 JDBC_DRIVER_FILES = ("/usr/share/java/postgresql.jar",)  # Debian/Ubuntu: apt-get install libpostgresql-jdbc-java
-JDBC_MAVEN = "org.postgresql:postgresql:42.7.4"
+JDBC_MAVEN = next(a.coordinate for a in SUPPORT_ARTIFACTS if a.name == "postgresql")
 POSTGRES_HINT = ("PostgreSQL's server is not installed (Debian/Ubuntu: apt-get install postgresql; macOS: brew install "
                  "postgresql), or name yours with --catalog-uri jdbc:postgresql://host:port/db")
 DATABASE, ROLE = "cowmor_catalog", "cowmor"

@@ -217,7 +217,7 @@ def _routed_run(tmp_path, pruned_full_scan: bool):
                                        "largest_scan_files": 36, "bytes_read": 1_300_000}}
         cow = b["extra_info"]["mode"] == "cow"
         pruned = record(b["extra_info"]["config_id"], "iceberg", b["extra_info"]["mode"], "update",
-                        [1.0, 1.05, 0.97] if cow else [0.2, 0.21, 0.19], cow)
+                        [1.0, 1.05, 0.97, 1.02, 0.99] if cow else [0.2, 0.21, 0.19, 0.2, 0.205], cow)
         files = 36 if pruned_full_scan else 9
         pruned["name"] = pruned["name"].replace("]", "-pruned]")
         pruned["extra_info"] |= {"route": "pruned", "table_data_files": 36, "files_touched": 9,

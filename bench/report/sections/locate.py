@@ -50,7 +50,7 @@ def section(items: list[Located], ratios: list[Ratio]) -> str:
     parts.append(_table(pd.DataFrame(rows)))
     if ratios:
         table = [{"scenario": r.scenario, "file size": r.step or "–", "route": r.route, "pair": f"{r.cow} ÷ {r.mor}",
-                  "CoW ÷ MoR": f"{r.ratio:.2f}x" + (f" [{r.low:.2f}–{r.high:.2f}]" if r.low is not None else ""),
+                  "CoW ÷ MoR": r.cell(),
                   "verdict": r.verdict}
                  for r in sorted(ratios, key=lambda r: (r.scenario, r.layout or "", _mb(r.param), r.cow, r.mor, routes.index(r.route)))]
         parts.append("<h3>Copy-on-write ÷ merge-on-read, per route</h3>" + _table(pd.DataFrame(table)))
