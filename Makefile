@@ -13,8 +13,8 @@ DELAY_MS ?= 0
 ## the official jars from Maven Central (make jars): the harness takes them after JARS_DIR
 MAVEN_JARS := .cowmor-jars/maven/spark-3.5
 HAVE_MVN := $(shell command -v mvn 2>/dev/null)
-## the S3A connector: the official hadoop-aws 3.3.4 with Maven, else the pair the PyPI sdist ships
-S3A_JARS := $(if $(HAVE_MVN),$(MAVEN_JARS),.cowmor-jars/s3a)
+## the S3A connector: the pair the PyPI sdist ships (hadoop-aws 3.3.1); S3A_JARS=$(MAVEN_JARS) takes the official 3.3.4
+S3A_JARS ?= .cowmor-jars/s3a
 ifeq ($(STORE),s3)
 STORE_ARGS := --object-store seaweedfs --object-store-delay-ms $(DELAY_MS) --s3a-jars $(S3A_JARS)
 STORE_DEPS := s3a-jars
@@ -55,9 +55,9 @@ java: $(STAMP) jars
 bench: java $(STORE_DEPS)
 	$(BIN)/python -m bench run --scale $(SCALE) --formats $(FORMATS) $(foreach s,$(SCENARIOS),--scenario $(s)) $(STORE_ARGS) $(ARGS)
 
-## Spark's S3A connector jars: from Maven Central with mvn (make jars), else from the PyPI sdist that ships them
+## Spark's S3A connector jars: from the PyPI sdist that ships them, or with S3A_JARS=$(MAVEN_JARS) the official ones
 s3a-jars: $(STAMP)
-ifneq ($(HAVE_MVN),)
+ifeq ($(S3A_JARS),$(MAVEN_JARS))
 	$(BIN)/python tools/fetch_jars.py $(MAVEN_JARS)
 else
 	$(BIN)/python tools/fetch_s3a_jars.py $(S3A_JARS)

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from bench.formats import CONFIGS
+from bench.servers import artifacts
 from tests.conftest import ARTIFACTS, ROOT, VIOLATED
 
 pytestmark = pytest.mark.spark
@@ -268,7 +269,10 @@ def test_hudi_read_optimized_misses_exactly_the_uncompacted_changes(tiny_run):
 def test_environment_is_recorded(tiny_run):
     env = tiny_run["json"]["cowmor"]["environment"]
     assert env["scale"]["name"] == "tiny" and env["seed"] == 42 and env["java"] >= 11
-    assert env["packages"]["pyspark"] == "3.5.9" and env["formats"]["iceberg"]["source"].startswith("pypi:")
+    official = (artifacts.maven_jars_dir() / artifacts.FAMILY_ARTIFACTS["iceberg"][0].filename).is_file()  # make jars
+    assert env["packages"]["pyspark"] == "3.5.9" and env["formats"]["iceberg"]["source"].startswith(
+        "maven-central:" if official else "pypi:")
+    assert env["machine"]["host_id"]  # a ratio divides times of one host only
     assert env["spark"]["conf"]["spark.sql.parquet.compression.codec"] == "snappy"
     # one shuffle partition count for every shuffle, Delta's log replay included
     assert env["spark"]["conf"]["spark.databricks.delta.snapshotPartitions"] == env["spark"]["conf"]["spark.sql.shuffle.partitions"]
