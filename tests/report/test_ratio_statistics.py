@@ -1,0 +1,72 @@
+"""A ratio divides times of one host and commit only, and says what its rounds support (no JVM)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from bench.core import uncertainty
+from bench.report import locate
+from bench.results.load import load_run, merge
+from tests.constructed import write_run
+
+COW = {"iceberg-cow": ("iceberg", "cow", False)}
+MOR = {"iceberg-mor": ("iceberg", "mor", True)}
+
+
+def _run(folder, run_id, matrix, host, commit="abc123", seconds=None):
+    run_dir = write_run(folder, run_id, matrix=matrix, operations=("update",))
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    for b in data["benchmarks"]:
+        if seconds:
+            b["stats"]["data"], b["stats"]["median"] = seconds, float(np.median(seconds))
+    data["cowmor"]["environment"] |= {"machine": {"cpus": 2, "host_id": host}, "harness_commit": commit}
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    (run_dir / "environment.json").write_text(json.dumps(data["cowmor"]["environment"]))
+    return load_run(run_dir)
+
+
+def test_a_ratio_across_two_hosts_is_refused_and_one_host_is_divided(tmp_path):
+    cow = _run(tmp_path, "cow-on-a", COW, host="host-a", seconds=[2.0, 2.1, 1.9, 2.0, 2.05])
+    mor_elsewhere = _run(tmp_path, "mor-on-b", MOR, host="host-b", seconds=[1.0, 1.1, 0.9, 1.0, 1.05])
+    mor_here = _run(tmp_path, "mor-on-a", MOR, host="host-a", seconds=[1.0, 1.1, 0.9, 1.0, 1.05])
+    mor_other_commit = _run(tmp_path, "mor-on-a-later", MOR, host="host-a", commit="def456",
+                            seconds=[1.0, 1.1, 0.9, 1.0, 1.05])
+
+    def only(runs):
+        view = merge(runs)
+        [ratio] = locate.ratios(locate.located(view), view.matrix)
+        return ratio
+
+    refused = only([cow, mor_elsewhere])
+    assert refused.crossed == ("cow-on-a", "mor-on-b") and not refused.divided and np.isnan(refused.ratio)
+    assert refused.verdict.startswith("not divided") and refused.cell().startswith("not divided")
+    assert not refused.decided
+    assert only([cow, mor_other_commit]).crossed == ("cow-on-a", "mor-on-a-later")
+    divided = only([cow, mor_here])
+    assert divided.divided and divided.ratio == 2.0 and divided.verdict == "merge-on-read faster"
+
+
+def test_a_run_without_a_host_id_is_a_host_of_its_own(tmp_path):
+    a = _run(tmp_path, "old-a", COW, host=None, seconds=[2.0, 2.1, 1.9, 2.0, 2.05])
+    b = _run(tmp_path, "old-b", MOR, host=None, seconds=[1.0, 1.1, 0.9, 1.0, 1.05])
+    view = merge([a, b])
+    [ratio] = locate.ratios(locate.located(view), view.matrix)
+    assert not ratio.divided
+
+
+def test_three_rounds_a_side_give_a_range_and_no_verdict_five_give_a_bootstrap_interval():
+    rng = np.random.default_rng(0)
+    three = uncertainty.ratio_spread([2.0, 2.1, 1.9], [1.0, 1.1, 0.9], rng)
+    assert three.method == "range" and (three.low, three.high) == (1.9 / 1.1, 2.1 / 0.9)
+    assert abs(three.p - 0.1) < 1e-9 and not three.decided  # all three beat all three: p 0.10, never 0.05
+    assert three.verdict("cow faster", "mor faster").startswith("no verdict: 3 rounds a side")
+    assert "range" in three.interval_text() and "95%" not in three.interval_text()
+    five = uncertainty.ratio_spread([2.0, 2.1, 1.9, 2.0, 2.05], [1.0, 1.1, 0.9, 1.0, 1.05], rng)
+    assert five.method == "95% bootstrap" and five.p < 0.01 and five.decided
+    assert five.verdict("cow faster", "mor faster") == "mor faster"
+    tie = uncertainty.ratio_spread([1.0, 1.2, 0.9, 1.1, 1.0], [1.05, 0.95, 1.1, 1.0, 1.15], rng)
+    assert tie.verdict("cow faster", "mor faster") == "too close to call at this scale"
+    one = uncertainty.ratio_spread([2.0], [1.0], rng)
+    assert one.low is None and one.verdict("a", "b").startswith("one round")
