@@ -23,7 +23,7 @@ from bench.report.costmodel import SEED_PROFILES, Costs, Profile, costs_of, pars
 from bench.report.html_parts import note as _note
 from bench.report.html_parts import table as _table
 from bench.report.model import UserTable
-from bench.report.sections import concurrency, growth, replica, writers
+from bench.report.sections import choice, concurrency, growth, replica, writers
 from bench.report.sections import engines as engine_view
 from bench.report.sections import locate as locate_view
 from bench.report.sections.break_even import section_break_even
@@ -147,6 +147,7 @@ class Section:
 
 SECTIONS = (
     Section("summary", "Summary", lambda a: section_summary(a.runs, a.run, a.verdicts, a.recs)),
+    Section("choice", "The choice for a workload", lambda a: choice.section(a.run, a.out)),
     Section("write", "Write cost", _write),
     Section("locate", "Finding the rows",  # updates that recorded how they found their rows (older runs have none)
             lambda a: locate_view.section(a.located, locate_mod.ratios(a.located, a.run.matrix)) if a.located else ""),

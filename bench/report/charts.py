@@ -245,3 +245,42 @@ def ratio_against_size(frame: pd.DataFrame, title: str) -> bytes:
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return _png(fig, layout=False)
+
+
+def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> bytes:
+    """The cheapest configuration along reads per write (log x), a strip per workload and route; *too close to call*
+    and *too few steps* in greys; the measured cycle's own reads per write as a black tick, the seeds' workloads as
+    dashed lines."""
+    from matplotlib.patches import Patch
+
+    undecided = {"too close to call": "#bdbdbd", "too few steps for a verdict": "#e6e6e6"}
+    strips = list(frame.groupby(["workload", "route"], sort=True))
+    colours = {**palette(c for c in frame.cheapest if c not in undecided), **undecided}
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(strips) + 1.9))
+    ratios = sorted(frame.reads_per_write.unique())
+    edges = [ratios[0] / (ratios[1] / ratios[0]) ** 0.5] + [(a * b) ** 0.5 for a, b in zip(ratios, ratios[1:])] + \
+        [ratios[-1] * (ratios[-1] / ratios[-2]) ** 0.5]
+    for y, ((workload, route), part) in enumerate(strips):
+        part = part.set_index("reads_per_write")
+        for i, ratio in enumerate(ratios):
+            if ratio in part.index:
+                ax.barh(y, edges[i + 1] - edges[i], left=edges[i], height=0.8, color=colours[part.loc[ratio, "cheapest"]],
+                        edgecolor="white", linewidth=0.3)
+        measured = float(part.measured_reads_per_write.iloc[0])
+        ax.plot([measured, measured], [y - 0.4, y + 0.4], color="black", linewidth=2)
+    for label, ratio in seeds.items():
+        ax.axvline(ratio, color="#333333", linestyle="--", linewidth=1)
+        ax.annotate(label, (ratio, len(strips) - 0.4), rotation=0, fontsize=8, ha="center", va="bottom")
+    ax.set_xscale("log")
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(-0.6, len(strips) + 0.2)
+    ax.set_yticks(range(len(strips)), [f"{w} · {r}" for (w, r), _ in strips])
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel("reads per write (black tick: the cycle as measured)")
+    ax.set_title(title)
+    ax.grid(False)
+    handles = [Patch(color=c, label=name) for name, c in colours.items()]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.6 / (len(strips) + 2)), ncol=5, fontsize=8,
+              frameon=False)
+    return _png(fig)

@@ -1,0 +1,40 @@
+"""The choice for a workload: a cycle priced per write along reads per write, and the map's honesty (no JVM)."""
+
+from __future__ import annotations
+
+from bench.report import workloads
+from bench.report.workloads import TOO_CLOSE, TOO_FEW, WorkloadSamples, decision_map
+from bench.results.contract import Origin
+
+HERE = Origin("run-a", "host-a", "abc")
+
+
+def _cycle(config_id, write, read, n=8, compaction=0.0, origin=HERE, scenario="dinner_peak"):
+    jitter = [1.0, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.0][:n]
+    return WorkloadSamples(scenario, config_id, "pruned", [write * j for j in jitter], [read * j for j in jitter],
+                           compaction, 1000, origin)
+
+
+def test_writes_cheap_wins_few_reads_reads_cheap_wins_many_and_the_crossing_is_too_close():
+    cow = _cycle("iceberg-cow", write=10.0, read=1.0)  # writes dear, reads cheap
+    mor = _cycle("iceberg-mor", write=2.0, read=1.5, compaction=8.0)  # per write 2 + 1.5 r + 1
+    assert cow.per_write(0) == 10.0 and mor.per_write(0) == 3.0 and cow.total_s == sum(cow.writes_s) + sum(cow.reads_s)
+    frame = decision_map([cow, mor], ratios=(0.01, 14.0, 10_000.0))  # they cross at r = 14
+    assert list(frame.cheapest) == ["iceberg-mor", TOO_CLOSE, "iceberg-cow"]
+    assert frame.share.iloc[0] == 1.0 and "iceberg-cow" in workloads.sentence(frame)
+
+
+def test_cycles_of_other_hosts_are_never_set_against_each_other_and_few_steps_give_no_verdict():
+    cow = _cycle("iceberg-cow", write=10.0, read=1.0)
+    elsewhere = _cycle("iceberg-mor", write=2.0, read=1.5, origin=Origin("run-b", "host-b", "abc"))
+    assert decision_map([cow, elsewhere]).empty  # one configuration per host: nothing to compare
+    short = decision_map([_cycle("iceberg-cow", 10.0, 1.0, n=3), _cycle("iceberg-mor", 2.0, 1.5, n=3)], ratios=(0.01,))
+    assert list(short.cheapest) == [TOO_FEW] and short.likeliest.iloc[0] == "iceberg-mor"
+
+
+def test_the_seeds_workloads_are_read_off_the_map_at_their_own_reads_per_write():
+    cow = _cycle("iceberg-cow", write=10.0, read=1.0, scenario="monthly_settlements")
+    mor = _cycle("iceberg-mor", write=2.0, read=1.5, scenario="monthly_settlements")
+    [row] = workloads.at_seed_ratios(decision_map([cow, mor])).to_dict("records")
+    assert row["workload"].startswith("monthly settlements") and row["cheapest"] == "iceberg-cow" and row["claim"] == "holds"
+    assert float(row["at reads per write"].replace(",", "")) > 1000
