@@ -253,7 +253,9 @@ def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> by
     dashed lines."""
     from matplotlib.patches import Patch
 
-    undecided = {"too close to call": "#bdbdbd", "too few steps for a verdict": "#e6e6e6"}
+    from bench.report.workloads import TOO_CLOSE, TOO_FEW
+
+    undecided = {TOO_CLOSE: "#bdbdbd", TOO_FEW: "#e6e6e6"}
     strips = list(frame.groupby(["workload", "route"], sort=True))
     colours = {**palette(c for c in frame.cheapest if c not in undecided), **undecided}
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(strips) + 1.9))

@@ -28,7 +28,6 @@ from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
 SEED_SCALE = "seed"
-RATIO_NOTE = locate_mod.RATIO_NOTE
 
 
 def _markdown(frame: pd.DataFrame) -> str:
@@ -98,8 +97,8 @@ def _cell(r: locate_mod.Ratio) -> str:
     """A ratio with its interval and method; marked where its verdict is not merge-on-read's (the headline's usual
     answer)."""
     text, verdict = r.cell(), r.verdict
-    return text if verdict == "merge-on-read faster" or not r.decided and verdict != "too close to call at this scale" \
-        else f"{text} ({verdict.replace(' at this scale', '')})"
+    marked = ("copy-on-write faster", "too close to call at this scale")  # a cell without a verdict says so already
+    return f"{text} ({verdict.replace(' at this scale', '')})" if verdict in marked else text
 
 
 def hotfix_layouts(layouts: list[tuple[str, Run]]) -> pd.DataFrame:
@@ -340,7 +339,7 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "summary-excerpt": ("What `make bench` prints: the payments hotfix, three of the configurations", summary_excerpt),
     "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
     "file-size-ratios": ("The same scattered update on files that grow 4x per step: copy-on-write ÷ merge-on-read update "
-                         f"time per locate route ({RATIO_NOTE}; above 1 merge-on-read is faster)", file_size_ratios),
+                         f"time per locate route ({locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", file_size_ratios),
     "hotfix-memory": ("The payments hotfix: peak memory of the update per configuration and route", hotfix_memory),
     "memory-needed": ("The smallest driver memory with which the update completed", memory_needed),
     "cadence-checked": ("How often to compact, checked: the cost per write measured at the recommended cadence and its "
@@ -370,10 +369,10 @@ class Across:
 
 ACROSS: dict[str, Across] = {
     "hotfix-headline": Across("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route and table "
-                              f"({RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
+                              f"({locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
                               hotfix_layouts),
     "hotfix-storage": Across("The payments hotfix on each storage: copy-on-write ÷ merge-on-read update time per locate "
-                             f"route ({RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-storage",
+                             f"route ({locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-storage",
                              "storage", hotfix_layouts),
     "hotfix-storage-updates": Across("The payments hotfix on each storage: each configuration's update time per locate "
                                      "route, and the requests it made", "hotfix-storage", "storage", updates_by_storage),

@@ -25,7 +25,6 @@ import pandas as pd
 from bench.report import cadence, charts, workloads
 from bench.report.build import CSS, build_report
 from bench.report.figures import (
-    RATIO_NOTE,
     SEED_SCALE,
     across_groups,
     file_size_ratio_points,
@@ -43,6 +42,7 @@ from bench.report.figures import (
     updates_by_storage,
 )
 from bench.report.html_parts import img, note, table
+from bench.report.locate import RATIO_NOTE
 from bench.report.sections import writers
 from bench.results import load
 from bench.results.contract import (

@@ -68,16 +68,25 @@ class Ratio:
     route: str
     cow: str
     mor: str
-    ratio: float
-    low: float | None
-    high: float | None
     layout: str | None = None  # as ``Located.layout``
     crossed: tuple[str, str] | None = None  # the two runs, where the sides come from other hosts or commits
-    spread: uncertainty.RatioSpread | None = None
+    spread: uncertainty.RatioSpread | None = None  # None where ``crossed``: never divided
 
     @property
     def step(self) -> str | None:
         return step_label(self.param, self.layout)
+
+    @property
+    def ratio(self) -> float:
+        return self.spread.ratio if self.spread else float("nan")
+
+    @property
+    def low(self) -> float | None:
+        return self.spread.low if self.spread else None
+
+    @property
+    def high(self) -> float | None:
+        return self.spread.high if self.spread else None
 
     @property
     def divided(self) -> bool:
@@ -90,7 +99,8 @@ class Ratio:
     def interval_text(self) -> str:
         if self.crossed:
             return "not divided"
-        return self.spread.interval_text() if self.spread else "one round: no interval"
+        assert self.spread is not None
+        return self.spread.interval_text()
 
     def cell(self) -> str:
         """The ratio with its interval and method, or why there is none."""
@@ -102,8 +112,7 @@ class Ratio:
     def verdict(self) -> str:
         if self.crossed:
             return f"not divided: runs {self.crossed[0]} and {self.crossed[1]} ran on other hosts or commits"
-        if self.spread is None:
-            return "one round: no interval, no verdict"
+        assert self.spread is not None  # every ratio not crossed is divided
         return self.spread.verdict("copy-on-write faster", "merge-on-read faster")
 
 
@@ -176,10 +185,8 @@ def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RE
             if cow_id != config_id or mor is None:
                 continue
             if cow.origin.key != mor.origin.key:
-                out.append(Ratio(scenario, param, route, cow_id, mor_id, float("nan"), None, None, layout,
-                                 (cow.origin.run_id, mor.origin.run_id)))
+                out.append(Ratio(scenario, param, route, cow_id, mor_id, layout, (cow.origin.run_id, mor.origin.run_id)))
                 continue
-            spread = uncertainty.ratio_spread(cow.seconds, mor.seconds, rng, resamples)
-            out.append(Ratio(scenario, param, route, cow_id, mor_id, spread.ratio, spread.low, spread.high, layout,
-                             spread=spread))
+            out.append(Ratio(scenario, param, route, cow_id, mor_id, layout,
+                             spread=uncertainty.ratio_spread(cow.seconds, mor.seconds, rng, resamples)))
     return out

@@ -27,13 +27,13 @@ from urllib.parse import urlparse
 
 from bench.core.storage import MEASURED_ENDPOINT
 from bench.exceptions import BadOption, MissingArtifact
-from bench.servers.artifacts import sha256
+from bench.servers.artifacts import SUPPORT_ARTIFACTS, sha256
 from bench.servers.daemons import free_ports, poll, spawn, stop, wait_for_port
 
 # the official pair for pyspark's Hadoop 3.3.4 client (`make jars`), or the pair PyPI's sagemaker-pyspark sdist ships
-S3A_JAR_PAIRS = (("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar"),
-                 ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar"))
-S3A_MAVEN = "org.apache.hadoop:hadoop-aws:3.3.4"
+_OFFICIAL_S3A = tuple(a for a in SUPPORT_ARTIFACTS if a.name in ("hadoop-aws", "aws-java-sdk-bundle"))
+S3A_JAR_PAIRS = (tuple(a.filename for a in _OFFICIAL_S3A), ("hadoop-aws-3.3.1.jar", "aws-java-sdk-bundle-1.11.901.jar"))
+S3A_MAVEN = _OFFICIAL_S3A[0].coordinate
 BUCKET = "warehouse"
 KINDS = ("GET", "PUT", "POST", "LIST", "HEAD", "COPY", "DELETE")
 METRIC = re.compile(r'^SeaweedFS_s3_request_total\{([^}]*)\}\s+([0-9.e+]+)$', re.M)
