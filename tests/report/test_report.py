@@ -16,8 +16,9 @@ from bench.results.contract import SCHEMA_VERSION
 from tests.conftest import ARTIFACTS, VIOLATED
 from tests.test_e2e import ran_here
 
-SECTIONS = ("1. Summary", "2. Write cost", "3. Finding the rows", "4. Memory", "5. Read cost", "6. Engines", "7. Over time",
-            "8. Break-even and recommendation", "9. Claims check", "10. Environment and provenance", "11. Raw data")
+SECTIONS = ("1. Summary", "2. The choice for a workload", "3. Write cost", "4. Finding the rows", "5. Memory", "6. Read cost",
+            "7. Engines", "8. Over time", "9. Break-even and recommendation", "10. Claims check",
+            "11. Environment and provenance", "12. Raw data")
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +151,7 @@ def test_different_scales_are_warned_and_labelled(tiny_run, tmp_path):
     with pytest.warns(UserWarning, match="different scales"):
         index = build_report([tiny_run["run_dir"], tmp_path / "other.json"], tmp_path / "out")
     page = index.read_text()
-    assert "different scales" in page and "12. Comparing runs" in page
+    assert "different scales" in page and "13. Comparing runs" in page
 
 
 @pytest.mark.spark
