@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -188,10 +189,13 @@ def test_a_metric_the_baseline_did_not_record_is_new_not_a_failure(tmp_path, cap
 
 # --- history ------------------------------------------------------------------------------------------------
 
-def _append_many(args: tuple[str, list[str]]) -> None:
-    path, run_dirs = args
-    for run_dir in run_dirs:
-        history.append(Path(path), load_run(run_dir))
+# Each appender is a fresh interpreter, not a fork: a fork of this process copies whatever lock another thread held
+# (the tiny run's watcher, a logging handler) and can wait on it forever, which once held CI until its timeout.
+_APPEND = (
+    "import sys; from pathlib import Path; from bench.results import history; "
+    "from bench.results.contract import load_run; "
+    "[history.append(Path(sys.argv[1]), load_run(run_dir)) for run_dir in sys.argv[2:]]"
+)
 
 
 def test_concurrent_appends_lose_nothing(tmp_path):
@@ -199,8 +203,9 @@ def test_concurrent_appends_lose_nothing(tmp_path):
     processes, per_process = 4, 10
     dirs = [[str(write_run(tmp_path / "runs", f"p{p}-r{i:03d}")) for i in range(per_process)] for p in range(processes)]
     path = tmp_path / "history.csv"
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
-        pool.map(_append_many, [(str(path), d) for d in dirs])
+    root = Path(__file__).resolve().parents[1]
+    appenders = [subprocess.Popen([sys.executable, "-c", _APPEND, str(path), *d], cwd=root) for d in dirs]
+    assert [appender.wait(timeout=300) for appender in appenders] == [0] * processes
     frame = history.read(path)
     assert frame.run_id.nunique() == processes * per_process
     assert len(frame) == processes * per_process * len(history.rows(load_run(dirs[0][0])))
