@@ -26,7 +26,7 @@ from bench.exceptions import NotSupported, WrongAnswer
 from bench.measure.reads import disagreement
 from bench.measure.rounds import Observation, degradation_rate, timed, verify_rows
 from bench.workload import orders
-from bench.workload.queries import normalize
+from bench.workload.queries import among, normalize
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -116,8 +116,7 @@ def _staleness(lab, table, rows, expected) -> dict:
 
     The view is the base files alone, so every engine must return the same rows from it (checked against Spark's).
     """
-    ids = ",".join(str(int(i)) for i in rows["order_id"])
-    sql = f"SELECT order_id, status, amount FROM {{table}} WHERE order_id IN ({ids})"
+    sql = f"SELECT order_id, status, amount FROM {{table}} WHERE {among('order_id', rows['order_id'])}"
     want = {int(r.order_id): (r.status, int(r.amount_cents)) for r in expected[expected["order_id"].isin(rows["order_id"])].itertuples()}
     per_engine, reference = {}, None
     for engine in lab.engines:

@@ -20,7 +20,7 @@ import pytest
 from bench.exceptions import NotSupported, WrongAnswer
 from bench.measure.rounds import Observation, timed
 from bench.workload import orders
-from bench.workload.queries import money, normalize
+from bench.workload.queries import among, money, normalize
 
 pytestmark = pytest.mark.spark
 TABLE = "order_events"
@@ -55,7 +55,6 @@ def _versions(frame) -> dict[int, tuple]:
 def test_late_arrivals(benchmark, lab, late, config_id, progress):
     fmt, spark = lab.fmt, lab.spark
     current, stale = _versions(late["current"]), _versions(late["stale"])
-    ids = ",".join(str(k) for k in current)
     results: dict = {}
 
     def run_strategy(name: str) -> dict:
@@ -69,7 +68,7 @@ def test_late_arrivals(benchmark, lab, late, config_id, progress):
         seconds, _ = timed(verb, spark, table, "late_stale")
         written = observation.finish()
         rel = fmt.relation(spark, table)
-        rows = normalize(spark.sql(f"SELECT order_id, status, amount FROM {rel} WHERE order_id IN ({ids})").collect())
+        rows = normalize(spark.sql(f"SELECT order_id, status, amount FROM {rel} WHERE {among('order_id', current)}").collect())
         got = {int(r[0]): (r[1], r[2]) for r in rows}
         back = sorted(k for k, v in got.items() if k in stale and v == stale[k] and v != current[k])
         wrong = sorted(k for k, v in got.items() if v != current[k] and not (k in stale and v == stale[k]))

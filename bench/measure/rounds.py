@@ -20,7 +20,7 @@ from bench.measure.anatomy import anatomy
 from bench.measure.locate import ScanWatch
 from bench.measure.memory import MemoryWatch
 from bench.measure.probe import Listing, diff, list_files, table_size
-from bench.workload.queries import money, normalize
+from bench.workload.queries import among, money, normalize
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -175,10 +175,7 @@ def verify_rows(spark: SparkSession, relation: str, expected, key: str, changed_
     count = spark.sql(f"SELECT COUNT(*) FROM {relation}").collect()[0][0]
     if count != total_rows:
         raise WrongAnswer(f"{relation}: {count} rows, expected {total_rows}")
-    # a semi-join on a view of the keys: a literal IN list of hundreds of keys overflows the analyzer's stack on Hudi
-    spark.createDataFrame([(int(k),) for k in changed_keys], f"{key} bigint").createOrReplaceTempView("verify_keys")
-    got = normalize(spark.sql(f"SELECT {key}, {', '.join(columns)} FROM {relation} "
-                              f"WHERE {key} IN (SELECT {key} FROM verify_keys)").collect())
+    got = normalize(spark.sql(f"SELECT {key}, {', '.join(columns)} FROM {relation} WHERE {among(key, changed_keys)}").collect())
     want_frame = expected[expected[key].isin(changed_keys)]
     want = normalize([tuple([int(getattr(r, key))] + [money(r.amount_cents) if c == "amount" else getattr(r, c) for c in columns])
                       for r in want_frame.itertuples()])

@@ -34,6 +34,16 @@ def cents_of(decimals: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return words[::2].copy()
 
 
+def among(column: str, keys: Iterable[int]) -> str:
+    """``column`` is one of ``keys``, as a semi-join on an inline table that Spark and DuckDB both read.
+
+    Not a literal IN list: Hudi's data skipping turns one into a nested OR that Spark's cached column statistics
+    filter walks recursively, and a few hundred keys overflow the JVM's stack (a dinner peak at `small`).
+    """
+    rows = ", ".join(f"({int(k)})" for k in keys)
+    return f"{column} IN (SELECT k FROM (VALUES {rows}) AS listed_keys(k))"
+
+
 def money(cents: int) -> str:
     return str((Decimal(int(cents)) * CENT).quantize(CENT))
 
