@@ -273,9 +273,9 @@ def doc_files() -> list[Path]:
 def _docs(args: argparse.Namespace) -> int:
     from bench.report import figures
 
-    folder = Path(args.folder)
+    folder, grids = Path(args.folder), ROOT / figures.GRIDS_DIR
     if args.check:
-        problems = figures.drift(doc_files(), folder)
+        problems = figures.drift(doc_files(), folder) + figures.grid_drift(doc_files(), grids, folder)
         for problem in problems:
             print(f"cowmor: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT if problems else 0
@@ -285,6 +285,8 @@ def _docs(args: argparse.Namespace) -> int:
         if new != text:
             path.write_text(new)
             print(f"docs: rewrote the figures of {path.relative_to(ROOT)}")
+    for path in figures.write_grids(doc_files(), grids, folder):
+        print(f"docs: wrote {path.relative_to(ROOT)}")
     return 0
 
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from bench.cli import doc_files
+from bench.cli import ROOT, doc_files
 from bench.exceptions import BadRecord
 from bench.report import figures
 from bench.results import reference
@@ -20,6 +20,31 @@ def test_every_reference_run_holds_the_contract_and_is_as_it_was_added():
 
 def test_every_figure_in_the_readme_and_docs_is_what_the_reference_runs_give():
     assert figures.drift(doc_files()) == []
+
+
+def test_every_figure_block_explains_in_a_page_and_its_grid_is_whole_in_its_csv():
+    """A block holds at most 25 table rows and 8 KB, no line over 400 characters and no machine's path; the whole grid
+    of each figure is its CSV under docs/figures/, as the reference runs give it."""
+    for path in doc_files():
+        for m in figures.MARKER.finditer(path.read_text()):
+            body = m.group("body")
+            assert figures.fits(body), (path, m.group("name"), len(body.encode()))
+            assert "--warehouse" not in body and "/work/" not in body and "/home/" not in body, (path, m.group("name"))
+    assert figures.grid_drift(doc_files(), ROOT / figures.GRIDS_DIR) == []
+
+
+def test_a_figure_quoted_in_prose_and_edited_by_hand_fails_the_check(tmp_path):
+    from bench.report import values
+
+    quoted = values.value("seed-index-hudi-cow-files-replaced")
+    doc = tmp_path / "page.md"
+    doc.write_text(f"it rewrote the <!-- value:seed-index-hudi-cow-files-replaced -->{quoted}<!-- /value --> files\n")
+    assert figures.drift([doc]) == []
+    doc.write_text(doc.read_text().replace(quoted, quoted[:-1] + str((int(quoted[-1]) + 1) % 10)))
+    assert figures.drift([doc]) == [f"{doc}: value seed-index-hudi-cow-files-replaced is not what run "
+                                    "hotfix-seed-hudi-cow-index-m1 records (run `make docs`)"]
+    doc.write_text(figures.rewrite(doc.read_text()))
+    assert figures.drift([doc]) == [] and quoted in doc.read_text()
 
 
 def test_every_figure_a_manifest_line_backs_exists_and_every_doc_figure_is_known():
@@ -245,8 +270,8 @@ def test_runs_on_other_storage_are_never_merged_and_the_storage_figure_sets_them
     assert "| pair | route | local disk | seaweedfs 4.48 |" in ratios
     updates = figures.render("hotfix-storage-updates", folder)
     header = next(line for line in updates.splitlines() if line.startswith("| configuration"))
-    assert header == ("| configuration | route | local disk: update s [95% CI] | local disk: requests | "
-                      "seaweedfs 4.48: update s [95% CI] | seaweedfs 4.48: requests |")
+    assert header == ("| configuration | route | local disk: update s, median (interval) | local disk: requests | "
+                      "seaweedfs 4.48: update s, median (interval) | seaweedfs 4.48: requests |")
     row = next(line for line in updates.splitlines() if line.startswith("| iceberg-cow | join"))
     assert row.split(" | ")[3] == "–" and row.split(" | ")[5].startswith("58 (GET 40, PUT 12, LIST 6)"), row
     from bench.report.findings import build_findings
@@ -257,7 +282,7 @@ def test_runs_on_other_storage_are_never_merged_and_the_storage_figure_sets_them
     assert list((tmp_path / "findings" / "charts").glob("storage-*-join.png"))
     one = tmp_path / "one"
     reference.add(tmp_path / "results" / "on-disk", ["hotfix-storage"], one, command="python -m bench run")
-    assert "no reference run backs this figure yet" in figures.render("hotfix-storage", one)  # one storage: no table
+    assert figures.render("hotfix-storage", one).startswith("*No reference run backs this figure yet")  # one storage: no table
 
 
 def test_a_run_said_to_back_a_figure_that_does_not_exist_is_refused_in_one_line(tmp_path, capsys):

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 RESAMPLES = 2000
+ROUNDS_FOR_VERDICT = 5  # a side: below this a percentile bootstrap is [min ÷ max, max ÷ min] and no verdict is stated
 CV_FLAG = 0.10  # operations noisier than this are flagged in the summary and the report
 METHOD = f"bootstrap percentile interval of the median, {RESAMPLES} resamples over rounds"
 
@@ -46,9 +47,22 @@ def half_width(summary: dict) -> float | None:
     return (high - low) / 2 / summary["median"] if summary["median"] else float("inf")
 
 
+def median_text(median: float, interval: tuple[float, float] | list[float] | None, n: int | None, digits: int = 2,
+                unit: str = "", of: str = "round") -> str:
+    """One configuration's median with what its rounds support, the method named: ``3.41 [3.18–3.77] 95% bootstrap,
+    6 rounds`` at ``ROUNDS_FOR_VERDICT`` rounds or more; ``3.41 (range 3.18–4.75, 3 rounds)`` below, where the
+    percentile bootstrap of a median is the rounds' min–max; ``3.41 (one round: no interval)``."""
+    text = f"{median:,.{digits}f}{unit}"
+    if not interval or not n or n < 2:
+        return f"{text} (one {of}: no interval)"
+    low, high = interval
+    if n < ROUNDS_FOR_VERDICT:
+        return f"{text} (range {low:,.{digits}f}–{high:,.{digits}f}, {n} {of}s)"
+    return f"{text} [{low:,.{digits}f}–{high:,.{digits}f}] 95% bootstrap, {n} {of}s"
+
+
 # --- two configurations compared: a ratio of medians and how sure it is ---------------------------------------
 
-ROUNDS_FOR_VERDICT = 5  # a side: below this a percentile bootstrap is [min ÷ max, max ÷ min] and no verdict is stated
 SIGNIFICANCE = 0.05  # the exact rank test's two-sided p a verdict needs beside an interval that excludes a tie
 
 

@@ -8,14 +8,16 @@ rewritten. Each table names its runs by run id and machine; runs of different ma
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.core.units import human_bytes
-from bench.report import cadence, workloads
+from bench.report import cadence, values, workloads
 from bench.report import locate as locate_mod
 from bench.report.fitted import drivers_of, models
 from bench.report.sections import writers
@@ -27,6 +29,11 @@ from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
+MAX_LISTED_RUNS = 6
+# a figure block in Markdown explains, a grid is for the CSV beside it: at most this many table rows, bytes and
+# characters a line; a figure's tables past them go to docs/figures/NAME.csv (and the findings page) whole
+MAX_ROWS, MAX_BYTES, MAX_LINE = 25, 8 * 1024, 400
+GRIDS_DIR = "docs/figures"
 SEED_SCALE = "seed"
 
 
@@ -37,8 +44,15 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *rows])
 
 
-def _source(entries: list[Entry]) -> str:
-    return "; ".join(f"run `{e.run_id}` (`{e.command}`), {e.machine_label}, {e.storage}" for e in entries)
+def _source(entries: list[Entry], where: bool = True) -> str:
+    """The runs a table comes from, by id (their commands are in the manifest: a command names the recording machine's
+    paths), with the machine and storage they share (``where``); many runs are counted, not listed."""
+    first = entries[0]
+    on = f" on {first.machine_label}, {first.storage}" if where else ""
+    if len(entries) > MAX_LISTED_RUNS:
+        return f"{len(entries)} runs{on} (`results/reference/manifest.json` lists each with its command)"
+    runs = ", ".join(f"`{e.run_id}`" for e in entries)
+    return f"run{'s' if len(entries) > 1 else ''} {runs}{on} (commands in `results/reference/manifest.json`)"
 
 
 def layout(run: Run) -> str:
@@ -115,17 +129,16 @@ def hotfix_layouts(layouts: list[tuple[str, Run]]) -> pd.DataFrame:
 
 
 def updates_by_storage(storages: list[tuple[str, Run]]) -> pd.DataFrame:
-    """Each configuration's hotfix update per route, a column pair per storage: the median with its 95% interval, and
+    """Each configuration's hotfix update per route, a column pair per storage: the median with what its rounds support, and
     the requests of its last round by kind (a local disk counts none)."""
     rows: dict[tuple[str, str], dict[str, str]] = {}
     for label, run in storages:
         for r in run.records(HOTFIX, "update", route=None):
             spread, requests = r.spread, r.view(HotfixUpdate).requests
             cell = rows.setdefault((r.config_id, r.route), {})
-            cell[f"{label}: update s [95% CI]"] = f"{spread.median:.2f}" + (
-                f" [{spread.ci95[0]:.2f}–{spread.ci95[1]:.2f}]" if spread.ci95 else " (one round)")
+            cell[f"{label}: update s, median (interval)"] = uncertainty.median_text(spread.median or 0.0, spread.ci95, spread.n)
             cell[f"{label}: requests"] = _requests(requests)
-    columns = [f"{label}: {what}" for label, _ in storages for what in ("update s [95% CI]", "requests")]
+    columns = [f"{label}: {what}" for label, _ in storages for what in ("update s, median (interval)", "requests")]
     return pd.DataFrame([{"configuration": config, "route": route, **{c: cells.get(c, "–") for c in columns}}
                          for (config, route), cells in sorted(rows.items(), key=lambda k: (k[0][0], route_order(k[0][1])))])
 
@@ -221,7 +234,7 @@ def seed_claim_points(run: Run) -> pd.DataFrame:
         claim, claimed_s = SEED_CLAIMS[merges]
         low, high = spread.ci95 or (None, None)
         rows.append({"label": f"{r.config_id}\n({r.route})", "config_id": r.config_id, "route": r.route, "merges": merges,
-                     "claim": claim, "claimed": claimed_s, "median": spread.median, "low": low, "high": high,
+                     "claim": claim, "claimed": claimed_s, "median": spread.median, "low": low, "high": high, "n": spread.n,
                      "written": update.filesystem.bytes_added, "files_written": update.filesystem.files_added,
                      "replaced": update.metadata.data_files_removed,
                      "rows": f"{update.rows_changed_verified:,} of {update.rows_targeted:,}"})
@@ -232,8 +245,8 @@ def seed_claims(run: Run) -> pd.DataFrame:
     """``seed_claim_points`` as the page's table: the time with its interval and as a multiple of the claim's."""
     return pd.DataFrame([{
         "configuration": p.config_id, "route": p.route, "the seeds' claim": p.claim,
-        "measured update s [95% CI]": "–" if pd.isna(p.median) else f"{p.median:.1f}" + (
-            f" [{p.low:.1f}, {p.high:.1f}]" if pd.notna(p.low) else " (one round: no interval)"),
+        "measured update s, median (interval)": "–" if pd.isna(p.median) else uncertainty.median_text(
+            p.median, (p.low, p.high) if pd.notna(p.low) else None, int(p.n) if pd.notna(p.n) else None, digits=1),
         "÷ the claim's time": "–" if pd.isna(p.median) else f"{p.median / p.claimed:.2f}x",
         "written": human_bytes(p.written), "files written": p.files_written, "data files replaced": p.replaced,
         "rows changed (checked)": p.rows} for p in seed_claim_points(run).itertuples()])
@@ -254,7 +267,7 @@ WRITERS_GRID_COLUMNS = {
     "writers": "writers", "overlap": "overlap", "races": "races", "committed": "batches committed", "batches": "of", "conflicts": "failed attempts",
     "failed attempts by kind": "failed attempts by kind", "retries": "retries",
     "lock wait per commit, median / max (s)": "lock wait per commit, median / max (s)",
-    "rows/s per race, median [95% CI]": "committed rows/s, median [95% CI]", "invariants": "invariants",
+    "rows/s per race, median (interval)": "committed rows/s, median (interval)", "invariants": "invariants",
     "engines checked": "checked on"}
 
 
@@ -304,6 +317,42 @@ def writers_violations(run: Run) -> pd.DataFrame:
 def writers_claims(run: Run) -> pd.DataFrame:
     """The seeds' four concurrency claims, each decided on the failure kinds that bear on it, the evidence beside it."""
     return pd.DataFrame(writers.claims(run))[["claim", "verdict", "measured"]]
+
+
+def writers_totals(frame: pd.DataFrame) -> pd.DataFrame:
+    """A writers' grid summed per configuration, control and set-up: its points, races, batches committed of those
+    run, failed attempts, and the points where an invariant broke (the grid's rows are in its CSV)."""
+    number = lambda column: pd.to_numeric(frame[column], errors="coerce").fillna(0).astype(int)  # noqa: E731
+    summed = frame.assign(races=number("races"), committed=number("batches committed"), of=number("of"),
+                          broken=frame["invariants"].ne("hold").astype(int),
+                          failed=number("failed attempts") if "failed attempts" in frame else 0)
+    rows = []
+    for (config, control, setup), group in summed.groupby(["configuration", "control", "set-up"], sort=False):
+        rows.append({"configuration": config, "control": control, "set-up": setup, "grid points": len(group),
+                     "races": int(group.races.sum()),
+                     "batches committed": f"{int(group.committed.sum()):,} of {int(group.of.sum()):,}",
+                     **({"failed attempts": f"{int(group.failed.sum()):,}"} if "failed attempts" in frame else {}),
+                     "points with an invariant broken": int(group.broken.sum())})
+    return pd.DataFrame(rows)
+
+
+INVARIANT = re.compile(r"race \d+: (?:\w+: )?(?P<name>[a-z_]+):")
+
+
+def violations_by_invariant(frame: pd.DataFrame) -> pd.DataFrame:
+    """The invariants races broke, counted per configuration, control, set-up and invariant (the evidence of each is
+    in the CSV)."""
+    if "evidence" not in frame:
+        return frame
+    named = frame.assign(invariant=frame.evidence.map(lambda e: (m.group("name") if (m := INVARIANT.match(e)) else "other")))
+    counted = named.groupby(["configuration", "control", "set-up", "invariant"], sort=False)
+    return counted.size().rename("violations").reset_index().assign(
+        **{"grid points": counted.apply(lambda g: len(g[["writers", "overlap"]].drop_duplicates())).values})
+
+
+def claims_verdicts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each claim with its verdict's first clause (what was measured beside it is in the CSV)."""
+    return frame.assign(verdict=frame.verdict.map(lambda v: v.split(";")[0]))[["claim", "verdict"]]
 
 
 EXCERPT_CONFIGS = ("iceberg-cow", "iceberg-mor", "delta-cow")
@@ -356,6 +405,61 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
 }
 
 
+ROUTE_WORDS = {"join": "`join` (a MERGE from a feed: every file read to find the rows)",
+               "pruned": "`pruned` (literal keys: files skipped by their statistics)", "index": "`index` (Hudi's record index)"}
+
+
+def _at_scale(columns: list[tuple[str, Run]]) -> list[tuple[str, list[locate_mod.Ratio]]]:
+    return [(label, scenario_ratios(run, HOTFIX)) for label, run in columns]
+
+
+def hotfix_rule(columns: list[tuple[str, Run]]) -> Prose:
+    """The headline in sentences, per table measured and route: how many pairs merge-on-read updates faster in and by
+    how much, where copy-on-write wins, and which are decided."""
+    paragraphs = []
+    for label, ratios in _at_scale(columns):
+        lines = []
+        for route in ROUTES:
+            cells = sorted((r for r in ratios if r.route == route and r.divided), key=lambda r: -r.ratio)
+            if not cells:
+                continue
+            mor, cow = [r for r in cells if r.ratio > 1], [r for r in cells if r.ratio <= 1]
+            text = f"- {ROUTE_WORDS.get(route, route)}: merge-on-read's median update is shorter in {len(mor)} of {len(cells)} pairs"
+            if mor:
+                span = f"{mor[0].ratio:.2f}x" if len(mor) == 1 else f"{mor[-1].ratio:.2f}x to {mor[0].ratio:.2f}x"
+                text += f" ({span}, the most {mor[0].cow} ÷ {mor[0].mor})"
+            if cow:
+                text += "; copy-on-write's in " + ", ".join(f"{r.cow} ÷ {r.mor} ({r.ratio:.2f}x)" for r in cow)
+            kinds = {"decided": [r for r in cells if r.decided],
+                     "too close to call": [r for r in cells if r.spread and r.spread.method == "95% bootstrap" and not r.decided],
+                     f"a range (under {uncertainty.ROUNDS_FOR_VERDICT} rounds a side)": [r for r in cells if r.spread and r.spread.method != "95% bootstrap"]}
+            said = [f"{kind}: {', '.join(f'{r.cow} ÷ {r.mor}' for r in those)}" if len(those) < len(cells)
+                    else f"all {kind}" for kind, those in kinds.items() if those]
+            lines.append(f"{text}. {'; '.join(said).capitalize()}.")
+        paragraphs.append(f"At {label}:\n\n" + "\n".join(lines))
+    return Prose("\n\n".join(paragraphs))
+
+
+def hotfix_answer(columns: list[tuple[str, Run]]) -> Prose:
+    """The rule in sentences (``hotfix_rule``), then the cells it reads (``hotfix_layouts``)."""
+    return Prose(f"{hotfix_rule(columns)}\n\n{_markdown(hotfix_layouts(columns))}")
+
+
+def _decided_first(columns: list[tuple[str, Run]]) -> tuple[int, int]:
+    """How a one-table figure picks its machine: most decided cells at its first table (the seeds' size), then in all."""
+    counted = [sum(r.decided for r in ratios) for _, ratios in _at_scale(columns)]
+    return counted[0], sum(counted)
+
+
+# a figure whose single table is a grid too big for Markdown: the summary its block shows instead, and what it is
+BRIEFS: dict[str, tuple[Callable[[pd.DataFrame], pd.DataFrame], str]] = {
+    "writers-grid": (writers_totals, "Summed per configuration, control and set-up:"),
+    "writers-controls": (writers_totals, "Summed per configuration, control and set-up:"),
+    "writers-violations": (violations_by_invariant, "Counted per invariant:"),
+    "writers-claims": (claims_verdicts, "Each verdict's first clause (the measured evidence is in the CSV):"),
+}
+
+
 @dataclass(frozen=True)
 class Across:
     """A figure that sets one machine's groups side by side, a column each: ``over`` is what the columns vary (the
@@ -364,13 +468,19 @@ class Across:
     title: str
     source: str  # the figure whose backing runs it reads
     over: str
-    make: Callable[[list[tuple[str, Run]]], pd.DataFrame]
+    make: Callable[[list[tuple[str, Run]]], pd.DataFrame | str]
+    # a figure of one table (the README's): the machine's whose columns rank highest by this
+    one: Callable[[list[tuple[str, Run]]], tuple[int, int]] | None = None
 
 
 ACROSS: dict[str, Across] = {
     "hotfix-headline": Across("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route and table "
                               f"({locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
                               hotfix_layouts),
+    "hotfix-answer": Across("The payments hotfix, copy-on-write ÷ merge-on-read update time per locate route, on the "
+                            "machine with the most decided cells at the seeds' size (in the table: "
+                            f"{locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-routes", "layout",
+                            hotfix_answer, one=_decided_first),
     "hotfix-storage": Across("The payments hotfix on each storage: copy-on-write ÷ merge-on-read update time per locate "
                              f"route ({locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-storage",
                              "storage", hotfix_layouts),
@@ -413,51 +523,118 @@ def _days(run: Run) -> int:
     return (scale.days or 0) if scale else 0
 
 
-def _across(name: str, folder: Path) -> str:
-    figure = ACROSS[name]
-    tables = across_groups(figure.over, backing(figure.source, folder))
-    if not tables:
-        return f"*{figure.title}: no reference run backs this figure yet.*\n"
-    parts = []
-    for where, entries, columns in tables:
-        runs = "; ".join(f"`{e.run_id}`" for e in entries)
-        parts.append(f"*{figure.title}. {where}; runs {runs} (each with its command in "
-                     f"`results/reference/manifest.json`).*\n\n{_markdown(figure.make(columns))}\n")
-    return "\n".join(parts)
+@dataclass(frozen=True)
+class Part:
+    """One table of a figure: the caption (what its rows share, the runs it comes from) and the table itself."""
+
+    caption: str
+    table: pd.DataFrame | str
+    label: str  # what tells this table from the figure's others in its CSV (machine, storage, scale, layout)
 
 
-def render(name: str, folder: Path = REFERENCE_DIR) -> str:
-    """The Markdown of figure ``name``: one table per machine, each with the runs it comes from.
+def parts(name: str, folder: Path = REFERENCE_DIR) -> list[Part]:
+    """Figure ``name``'s tables, one per machine (and storage and layout, or as its ``Across`` gathers them).
 
     Raises:
         KeyError: no such figure.
     """
     if name in ACROSS:
-        return _across(name, folder)
+        figure = ACROSS[name]
+        groups = across_groups(figure.over, backing(figure.source, folder))
+        if figure.one and groups:
+            groups = [max(groups, key=lambda group: figure.one(group[2]))]  # type: ignore[misc]
+        return [Part(f"{figure.title}. {where}; {_source(entries, where=False)}.", figure.make(columns), where)
+                for where, entries, columns in groups]
     title, make = FIGURES[name]
-    groups = _by_machine(name, folder)
-    if not groups:
-        return f"*{title}: no reference run backs this figure yet.*\n"
-    parts = []
-    for entries, run in groups:
-        made = make(run)
-        if isinstance(made, str):
-            table = f"```\n{made}\n```" if made else "*(the runs hold no such record)*"
+    out = []
+    for entries, run in _by_machine(name, folder):
+        where = f"{entries[0].machine_label}, {entries[0].storage}, scale {run.scale} ({layout(run)})"
+        out.append(Part(f"{title}, scale `{run.scale}` ({layout(run)}). From {_source(entries)}.", make(run), where))
+    return out
+
+
+def _title(name: str) -> str:
+    return ACROSS[name].title if name in ACROSS else FIGURES[name][0]
+
+
+def _caption(text: str) -> str:
+    """A caption in italics, wrapped as the docs' prose is (Markdown joins the lines into one paragraph)."""
+    return "\n".join(textwrap.wrap(f"*{text}*", 118, break_on_hyphens=False, break_long_words=False))
+
+
+class Prose(str):
+    """A figure's generated sentences: they stand in the page as prose, not as a code block."""
+
+
+def _body(table: pd.DataFrame | str) -> str:
+    if isinstance(table, Prose):
+        return str(table)
+    if isinstance(table, str):
+        return f"```\n{table}\n```" if table else "*(the runs hold no such record)*"
+    return _markdown(table) if not table.empty else "*(the runs hold no such record)*"
+
+
+def fits(markdown: str) -> bool:
+    """Within what a figure block in Markdown may hold (``MAX_ROWS`` table rows, ``MAX_BYTES``, ``MAX_LINE``)."""
+    lines = markdown.splitlines()
+    rows = sum(1 for line in lines if line.startswith("| ") and not line.startswith("|---")) - markdown.count("\n|---")
+    return rows <= MAX_ROWS and len(markdown.encode()) <= MAX_BYTES and max(map(len, lines), default=0) <= MAX_LINE
+
+
+def render(name: str, folder: Path = REFERENCE_DIR) -> str:
+    """The Markdown of figure ``name``: its tables, each with the runs it comes from, as many as ``fits`` allows
+    (the seeds' size first); a table too big for the page is shown as its figure's ``BRIEFS`` summary where it has
+    one, and every table is whole in ``docs/figures/NAME.csv``.
+
+    Raises:
+        KeyError: no such figure.
+    """
+    found = parts(name, folder)
+    if not found:
+        return _caption(f"No reference run backs this figure yet: {_title(name)}.") + "\n"
+    shown: list[str] = []
+    left_out, briefed = 0, False
+    for part in found:
+        block = f"{_caption(part.caption)}\n\n{_body(part.table)}\n"
+        if not fits("\n".join([*shown, block])) and name in BRIEFS and isinstance(part.table, pd.DataFrame):
+            brief, what = BRIEFS[name]
+            block, briefed = f"{_caption(f'{part.caption} {what}')}\n\n{_markdown(brief(part.table))}\n", True
+        if fits("\n".join([*shown, block])):
+            shown.append(block)
         else:
-            table = _markdown(made) if not made.empty else "*(the runs hold no such record)*"
-        parts.append(f"*{title}, scale `{run.scale}` ({layout(run)}). From {_source(entries)}.*\n\n{table}\n")
-    return "\n".join(parts)
+            left_out += 1
+    if left_out:
+        shown.append(_caption(f"{left_out} more table{'s' if left_out != 1 else ''} of this figure (other machines, "
+                              f"storage or scales), and every table whole: `{GRIDS_DIR}/{name}.csv`, and the findings "
+                              "page (`make findings`).") + "\n")
+    elif briefed:
+        shown.append(_caption(f"Every row: `{GRIDS_DIR}/{name}.csv`, and the findings page (`make findings`).") + "\n")
+    return "\n".join(shown)
+
+
+def grid(name: str, folder: Path = REFERENCE_DIR) -> pd.DataFrame | None:
+    """Every table of figure ``name`` whole, one under another with the ``table`` each came from (for its CSV);
+    None for a figure that is text or that no run backs."""
+    frames = [p.table.assign(table=p.label)[["table", *p.table.columns]] for p in parts(name, folder)
+              if isinstance(p.table, pd.DataFrame) and not p.table.empty]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def grid_csv(name: str, folder: Path = REFERENCE_DIR) -> str | None:
+    frame = grid(name, folder)
+    return frame.to_csv(index=False, lineterminator="\n") if frame is not None else None
 
 
 def rewrite(text: str, folder: Path = REFERENCE_DIR) -> str:
-    """``text`` with every figure block regenerated."""
-    return MARKER.sub(lambda m: m.group(1) + render(m.group("name"), folder) + m.group(4), text)
+    """``text`` with every figure block and inline value regenerated."""
+    return values.rewrite(MARKER.sub(lambda m: m.group(1) + render(m.group("name"), folder) + m.group(4), text), folder)
 
 
 def drift(paths: list[Path], folder: Path = REFERENCE_DIR) -> list[str]:
-    """The files whose figure blocks differ from what the reference set gives (one line each)."""
+    """The files whose figure blocks or inline values differ from what the reference set gives (one line each)."""
     out = []
     for path in paths:
+        out += values.drift(path, folder)
         text = path.read_text()
         for m in MARKER.finditer(text):
             if m.group("name") not in FIGURES and m.group("name") not in ACROSS:
@@ -465,3 +642,36 @@ def drift(paths: list[Path], folder: Path = REFERENCE_DIR) -> list[str]:
             elif m.group("body") != render(m.group("name"), folder):
                 out.append(f"{path}: figure {m.group('name')} differs from the reference runs (run `make docs`)")
     return out
+
+
+def named(paths: list[Path]) -> list[str]:
+    """The figures ``paths`` hold blocks of, each once, in order."""
+    return list(dict.fromkeys(m.group("name") for path in paths for m in MARKER.finditer(path.read_text())
+                              if m.group("name") in FIGURES or m.group("name") in ACROSS))
+
+
+def grid_drift(paths: list[Path], grids: Path, folder: Path = REFERENCE_DIR) -> list[str]:
+    """The CSVs under ``grids`` that differ from the figures ``paths`` name, or are missing, or name no figure."""
+    wanted = {name: grid_csv(name, folder) for name in named(paths)}
+    out = [f"{grids / f'{name}.csv'}: differs from the reference runs (run `make docs`)"
+           for name, text in wanted.items() if text is not None
+           and (not (grids / f"{name}.csv").is_file() or (grids / f"{name}.csv").read_text() != text)]
+    known = {f"{name}.csv" for name, text in wanted.items() if text is not None}
+    return out + [f"{path}: no figure in the docs makes it (run `make docs`)" for path in sorted(grids.glob("*.csv"))
+                  if path.name not in known]
+
+
+def write_grids(paths: list[Path], grids: Path, folder: Path = REFERENCE_DIR) -> list[Path]:
+    """Write each figure's CSV that ``paths`` name into ``grids`` (removing those no figure makes); the ones written."""
+    grids.mkdir(parents=True, exist_ok=True)
+    written = []
+    wanted = {name: grid_csv(name, folder) for name in named(paths)}
+    for name, text in wanted.items():
+        target = grids / f"{name}.csv"
+        if text is not None and (not target.is_file() or target.read_text() != text):
+            target.write_text(text)
+            written.append(target)
+    for stale in grids.glob("*.csv"):
+        if wanted.get(stale.stem) is None:
+            stale.unlink()
+    return written

@@ -25,9 +25,12 @@ import pandas as pd
 from bench.report import cadence, charts, workloads
 from bench.report.build import CSS, build_report
 from bench.report.figures import (
+    ACROSS,
+    FIGURES,
     SEED_SCALE,
     across_groups,
     file_size_ratio_points,
+    grid_csv,
     group_of,
     hotfix_layouts,
     hotfix_memory,
@@ -179,13 +182,24 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
             "writers, and the seeds' four claims decided on the causes of the failures.</p>"
             + ("".join(several) or note("No reference run raced several writers yet."))
             + "</section><section id=runs><h2>8. The reference runs</h2>" + _manifest(pairs, folder)
-            + "<ul>" + "".join(links) + "</ul></section></main></body></html>")
+            + "<ul>" + "".join(links) + "</ul>" + _grids(folder, out) + "</section></main></body></html>")
     (out / "index.html").write_text(page)
     progress(f"page: {out / 'index.html'}; now the {len(reports)} full reports it links")
     for number, (run_folders, into) in enumerate(reports, 1):
         build_report(run_folders, into)
         progress(f"report {number}/{len(reports)}: {into / 'index.html'}")
     return out / "index.html"
+
+
+def _grids(folder: Path, out: Path) -> str:
+    """Every figure's whole grid as a CSV beside the page (the docs show what fits in a page), and their links."""
+    written = []
+    for name in [*FIGURES, *ACROSS]:
+        text = grid_csv(name, folder)
+        if text is not None:
+            (out / f"{name}.csv").write_text(text)
+            written.append(f'<a href="{name}.csv">{name}.csv</a>')
+    return f"<p>Every figure's whole grid, one CSV each: {', '.join(written)}.</p>" if written else ""
 
 
 def _on_each_storage(folder: Path, out: Path) -> list[str]:

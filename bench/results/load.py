@@ -78,12 +78,12 @@ def _operation(run: Run, b: Record) -> dict[str, Any]:
 
 
 MEMORY_COLUMNS = ["run_id", "scenario", "operation", "config_id", "route", "param", "file_bytes_mean", "median_s",
-                  "ci_low_s", "ci_high_s", *MEMORY_FIELDS]
+                  "ci_low_s", "ci_high_s", "rounds", *MEMORY_FIELDS]
 
 
 def _interval(r: Record) -> dict[str, float | None]:
     ci = r.spread.ci95
-    return {"ci_low_s": ci[0] if ci else None, "ci_high_s": ci[1] if ci else None}
+    return {"ci_low_s": ci[0] if ci else None, "ci_high_s": ci[1] if ci else None, "rounds": r.spread.n}
 
 
 def memory(run: Run) -> pd.DataFrame:

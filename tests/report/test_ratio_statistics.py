@@ -70,3 +70,11 @@ def test_three_rounds_a_side_give_a_range_and_no_verdict_five_give_a_bootstrap_i
     assert tie.verdict("cow faster", "mor faster") == "too close to call at this scale"
     one = uncertainty.ratio_spread([2.0], [1.0], rng)
     assert one.low is None and one.verdict("a", "b").startswith("one round")
+
+
+def test_a_median_says_what_its_rounds_support():
+    """Below five rounds a median's interval is its rounds' range and is called one; from five, a 95% bootstrap."""
+    assert uncertainty.median_text(3.41, (3.18, 4.75), 3) == "3.41 (range 3.18–4.75, 3 rounds)"
+    assert uncertainty.median_text(3.41, (3.18, 3.77), 6) == "3.41 [3.18–3.77] 95% bootstrap, 6 rounds"
+    assert uncertainty.median_text(3.41, None, 1) == "3.41 (one round: no interval)"
+    assert uncertainty.median_text(1.7, (1.5, 1.9), 1, of="race") == "1.70 (one race: no interval)"

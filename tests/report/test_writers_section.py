@@ -77,7 +77,8 @@ def test_throughput_per_race_feeds_the_curve_and_the_table_gives_each_points_int
     assert len(curve) == 6 and sorted(curve[curve.writers == 2].rows_per_s) == [1.5, 1.7, 1.9]
     frame = writers.races(run)
     low, high = describe([1.5, 1.9, 1.7])["ci95"]
-    assert frame.loc[1, "rows/s per race, median [95% CI]"] == f"1.70 [{low:.2f}, {high:.2f}]"
+    # three races make a range, named as one, not a 95% interval
+    assert frame.loc[1, "rows/s per race, median (interval)"] == f"1.70 (range {low:.2f}–{high:.2f}, 3 races)"
     assert "throughput against writers" in writers.section(run, tmp_path)
     assert (tmp_path / "charts" / "writers_throughput.png").stat().st_size > 0
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.core.units import human_bytes
 from bench.report import charts
 from bench.report.fitted import DECISIVE, UNITS, ConfigModel, mean_read, models, routes_of
@@ -33,7 +34,7 @@ def steps_table(run: load.Run) -> pd.DataFrame:
         after = mean_read(step.reads_after)
         rows.append({"file MB": float(f"{step.file_bytes_mean / MB:.3g}"),  # one column per step across layouts
                      "configuration": r.config_id, "layout": layout_of(step),
-                     "update s [95% CI]": _interval(median, *(figure.ci95 or ())),
+                     "update s, median (interval)": uncertainty.median_text(median, figure.ci95, figure.n or len(r.seconds)),
                      "median_s": median, "written": human_bytes(step.filesystem.bytes_added),
                      "compaction s": f"{step.compaction.seconds:.2f}" if step.compaction and step.compaction.seconds is not None else "–",
                      "read after s": f"{np.median(after):.3f}" if after else "–"})
@@ -172,7 +173,7 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                   "changed row sits in; merge-on-read and deletion vectors write in proportion to the rows. The formats' "
                   f"target file size is set to at least twice the step's file size, so no file is split.{others}"),
              img(chart, "update time vs file size", out, FILE_SIZE)]
-    for column in ("update s [95% CI]", "written", "compaction s", "read after s"):
+    for column in ("update s, median (interval)", "written", "compaction s", "read after s"):
         wide = steps.pivot_table(index=index, columns="file MB", values=column, aggfunc="first")
         wide.columns = [f"{c:.3g} MB" for c in wide.columns]
         parts += [f"<h4>{html.escape(column)} per MB per file</h4>", table(wide.reset_index())]

@@ -17,8 +17,7 @@ from bench.report.locate import ROUTE_TEXT, Located, Ratio
 
 def _seconds(x: Located) -> str:
     figure = uncertainty.describe(x.seconds)
-    ci = figure["ci95"]
-    return f"{figure['median']:.2f} s" + (f" [{ci[0]:.2f}–{ci[1]:.2f}]" if ci else " (1 round)")
+    return uncertainty.median_text(figure["median"], figure["ci95"], figure["n"], unit=" s")
 
 
 def _read(x: Located) -> str:
@@ -43,7 +42,7 @@ def section(items: list[Located], ratios: list[Ratio]) -> str:
             "Promised pruning, read the whole table: " + ", ".join(f"{x.config_id} {x.route} {x.step or ''}".strip()
                                                                      for x in flagged)) + "</p>")
     rows = [{"scenario": x.scenario, "file size": x.step or "–", "configuration": x.config_id, "route": x.route,
-             "update median [95% CI]": _seconds(x), "finding the rows": _read(x), "written": human_bytes(x.bytes_written),
+             "update median (interval)": _seconds(x), "finding the rows": _read(x), "written": human_bytes(x.bytes_written),
              "full scan": {True: "yes" + (" (flagged)" if x.flagged else ""), False: "no", None: "–"}[x.full_scan],
              **({"requests (GET / PUT / LIST)": _requests(x.requests)} if any(y.requests for y in items) else {})}
             for x in sorted(items, key=lambda x: (x.scenario, x.layout or "", _mb(x.param), x.config_id, routes.index(x.route)))]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.core.units import human_bytes
 from bench.report import charts
 from bench.report.html_parts import img
@@ -64,8 +65,8 @@ def figures_table(frame: pd.DataFrame, keys: list[str], columns: dict[str, str] 
         row = {"configuration": r.config_id, "route": r.route}
         if "param" in keys:
             row["file size"] = r.param
-        row["update s, median [95% CI]"] = ("–" if pd.isna(r.median_s) else f"{r.median_s:.2f}" + (
-            f" [{r.ci_low_s:.2f}, {r.ci_high_s:.2f}]" if pd.notna(r.ci_low_s) else " (one round: no interval)"))
+        row["update s, median (interval)"] = "–" if pd.isna(r.median_s) else uncertainty.median_text(
+            r.median_s, (r.ci_low_s, r.ci_high_s) if pd.notna(r.ci_low_s) else None, int(r.rounds) if pd.notna(r.rounds) else None)
         rows.append(row | {label: human_bytes(r[field]) for field, label in columns.items()})
     return pd.DataFrame(rows)
 

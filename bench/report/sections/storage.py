@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.core.units import human_bytes
 from bench.report import charts
 from bench.report.html_parts import img as _img
@@ -50,8 +51,7 @@ def per_route(labelled: list[tuple[str, load.Run]]) -> pd.DataFrame | None:
         summary, update = r.spread, r.view(HotfixUpdate)
         locate, requests = update.locate, update.requests
         rows.append({"configuration": r.config_id, "route": r.route, "storage": label,
-                     "median s [95% CI]": f"{summary.median:.2f}" + (
-                         f" [{summary.ci95[0]:.2f}, {summary.ci95[1]:.2f}]" if summary.ci95 else "") + f" (n={summary.n})",
+                     "median s (interval)": uncertainty.median_text(summary.median or 0.0, summary.ci95, summary.n),
                      "requests": f"{int(requests.get(TOTAL_REQUESTS, 0)):,}" if requests else "–",
                      "files read / table": f"{locate.largest_scan_files if locate.largest_scan_files is not None else '?'}/"
                                            f"{update.table_data_files if update.table_data_files is not None else '?'}"
@@ -76,9 +76,9 @@ def section_storage(runs: list[load.Run], out: Path) -> str:
         for op in ops.itertuples():
             base = first.setdefault((op.config_id, op.operation), op.median_s)
             rows.append({"configuration": op.config_id, "operation": op.operation, "storage": label,
-                         "median s [95% CI]": f"{op.median_s:.2f}" + (f" [{op.ci_low_s:.2f}, {op.ci_high_s:.2f}]"
-                                                                       if pd.notna(op.ci_low_s) else "")
-                         + (f" (n={int(op.rounds)})" if pd.notna(op.rounds) else ""),
+                         "median s (interval)": uncertainty.median_text(
+                             op.median_s, (op.ci_low_s, op.ci_high_s) if pd.notna(op.ci_low_s) else None,
+                             int(op.rounds) if pd.notna(op.rounds) else None),
                          f"× {labelled[0][0]}": f"{op.median_s / base:.2f}" if base else "–",
                          "requests (by kind)": _requests(op), "written": human_bytes(op.fs_bytes_added),
                          "+files": f"{int(op.fs_data_files_added or 0) + int(op.fs_delete_files_added or 0)}",

@@ -40,7 +40,7 @@ def section_write(run: load.Run, ops: pd.DataFrame, out: Path) -> str:
     files["fs_bytes_removed"] = files.fs_bytes_removed.map(human_bytes)
     files["write_amplification"] = files.write_amplification.map(lambda v: f"{v:,.0f}x" if pd.notna(v) else "–")
     files["median_s"] = [_with_interval(r) for r in upd.itertuples()]
-    files.columns = ["configuration", "median s [95% CI] · CV", "written (fs)", "+data files", "+delete files/DVs/logs",
+    files.columns = ["configuration", "median s (interval) · CV", "written (fs)", "+data files", "+delete files/DVs/logs",
                      "-data files (meta)", "+delete files (meta)", "written (meta)", "removed (meta)", "removed (fs)",
                      "write amplification", "rows changed (format)", "rows changed (verified)"]
     if "req_total" in upd and upd.req_total.notna().any():  # on an object store: what the update cost in requests
@@ -66,13 +66,14 @@ def _n(value) -> int:
 
 
 def _with_interval(op) -> str:
-    """``median [low, high] · CV``, flagged where the rounds vary by more than uncertainty.CV_FLAG."""
-    text = f"{op.median_s:.2f}"
-    if pd.notna(getattr(op, "ci_low_s", None)):
-        text += f" [{op.ci_low_s:.2f}, {op.ci_high_s:.2f}] · {op.cv:.0%}"
-        if op.cv > uncertainty.CV_FLAG:
-            text += " (noisy)"
-    return text + f" (n={int(op.rounds)})" if pd.notna(op.rounds) else text
+    """The median with what its rounds support (``uncertainty.median_text``) · CV, flagged where the rounds vary by
+    more than uncertainty.CV_FLAG."""
+    low = getattr(op, "ci_low_s", None)
+    text = uncertainty.median_text(op.median_s, (low, op.ci_high_s) if low is not None and pd.notna(low) else None,
+                                   int(op.rounds) if pd.notna(op.rounds) else None)
+    if pd.notna(low):
+        text += f" · CV {op.cv:.0%}" + (" (noisy)" if op.cv > uncertainty.CV_FLAG else "")
+    return text
 
 
 def written_parts(upd: pd.DataFrame) -> pd.DataFrame:

@@ -30,7 +30,7 @@ def races(run: load.Run) -> pd.DataFrame:
             "failed": x.batches_failed, "conflicts": x.conflicts, "retries": x.retries,
             "commit attempts": x.commit_attempts,
             "conflict rate": round(x.conflict_rate, 2), "rows/s committed": round(x.committed_rows_per_s, 2),
-            "races": x.races or 1, "rows/s per race, median [95% CI]": interval(rates(x)),
+            "races": x.races or 1, "rows/s per race, median (interval)": interval(rates(x)),
             "services ok / lost": f"{x.services_committed} / {x.services_failed}",
             "services ok": x.services_committed, "services lost": x.services_failed,
             "conflict classes": ", ".join(f"{k.rsplit('.', 1)[-1]} x{v}" for k, v in x.conflict_classes.items()) or "–",
@@ -238,11 +238,8 @@ def _listed(counts: dict[str, int]) -> str:
 
 
 def interval(summary: Uncertainty) -> str:
-    """The median with its 95% interval, or the one race's figure marked as such (one race has no spread)."""
-    if not summary.ci95:
-        return f"{summary.median:.2f} (one race: no interval)"
-    low, high = summary.ci95
-    return f"{summary.median:.2f} [{low:.2f}, {high:.2f}]"
+    """The median over the races with what they support (``uncertainty.median_text``; one race has no spread)."""
+    return uncertainty.median_text(summary.median or 0.0, summary.ci95, summary.n, of="race")
 
 
 def rates(x: WritersRace) -> Uncertainty:
