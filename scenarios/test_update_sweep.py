@@ -5,7 +5,8 @@ one or two files versus the same count scattered — the files-affected vs rows-
 is a pytest-benchmark with the base table restored before each round; the rows changed are verified by a query.
 
 Run with:  pytest scenarios/test_update_sweep.py --scale tiny --formats iceberg
-Grid:      every selected configuration x SWEEP points x one scale.
+Grid:      every selected configuration x locate route (``--routes``; ``sweep_routes`` where set: the join at `tiny`)
+           x SWEEP points x one scale.
 """
 
 from __future__ import annotations
@@ -32,18 +33,25 @@ def sweep_keys(payments, point: str, fixed_rows: int) -> list[int]:
     return list(range(TXN_ID_BASE + start, TXN_ID_BASE + start + fixed_rows))
 
 
+def ROUTES(scale, selected: list[str]) -> list[str]:  # noqa: N802 - the plugin's hook name (bench/run/plugin.py)
+    """The selected routes the scale's ``sweep_routes`` keeps; where it keeps none of them, the first selected."""
+    return scale.kept_routes(scale.sweep_routes, selected)
+
+
 # the grid, per the run's scale (the plugin parametrizes it): the first ``sweep_points`` points of SWEEP
 GRID = {"point": lambda scale: [(p, p) for p in SWEEP[:scale.sweep_points]]}
 
 
-def test_update_sweep(benchmark, lab, payments, config_id, point, progress):
+def test_update_sweep(benchmark, lab, payments, config_id, route, point, progress):
+    """One point of the sweep by one locate route (``--routes``): the share of files an update touches is the decision
+    map's second axis, and how the rows are found decides whether merge-on-read's smaller write shows."""
     scale = lab.session.scale
     keys = sweep_keys(payments, point, scale.hotfix_rows)
     files_touched = payments.files_holding(keys)
     table, rounds, changed = lab.status_update_rounds(
         benchmark, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
-        label=f"{config_id} {point} ({len(keys)} rows in {files_touched} files)")
+        label=f"{config_id} ({route}) {point} ({len(keys)} rows in {files_touched} files)")
     lab.record(benchmark, "update_sweep", "update", rounds, param=point,
-               rows_targeted=len(keys), rows_fraction=len(keys) / payments.rows, files_touched=files_touched,
+               rows_targeted=len(keys), rows_fraction=len(keys) / payments.rows,
                files_total=len(payments.files), rows_changed_verified=changed,
-               partitions_touched=payments.days_holding(keys), table_partitions=payments.days)
+               **lab.located(rounds, len(payments.files), files_touched, payments.days_holding(keys), payments.days))

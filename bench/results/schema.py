@@ -330,7 +330,8 @@ class FileSizeUpdate(LocatedUpdate):
 
 @dataclass(frozen=True)
 class SweepUpdate(LocatedUpdate):
-    """(update_sweep, update): N rows in F files, one point of the files-vs-rows sweep."""
+    """(update_sweep, update): N rows in F files, one point of the files-vs-rows sweep, by one locate route (records
+    made before the sweep took routes have none: they took the join)."""
 
     rows_targeted: int
     rows_fraction: float
@@ -340,6 +341,9 @@ class SweepUpdate(LocatedUpdate):
     rounds: list[Round]
     filesystem: FileChanges = field()
     metadata: MetaChanges = field()
+    route: str | None = None
+    table_data_files: int | None = None
+    locate_full_scan: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,8 @@ class Scale:
     # the routes the file-size steps measure ("": every selected route). At `tiny` the join: each route's update path
     # and what it reads to find the rows are checked by the hotfix, which takes every route at `tiny` too
     file_size_routes: str = ""
+    # the routes the update sweep measures ("": every selected route). At `tiny` the join, as the file-size steps
+    sweep_routes: str = ""
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
     # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
@@ -143,7 +145,7 @@ PRESETS: dict[str, Scale] = {
                   # check after a race with a failed attempt wait 2 minutes for its instant's rollback
                   writer_service_every=2, writer_heartbeat_ms=2000,
                   file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2,
-                  memory_min_mb=2048, memory_max_mb=2048, memory_routes="join", file_size_routes="join"),  # the default driver's: no application restarted
+                  memory_min_mb=2048, memory_max_mb=2048, memory_routes="join", file_size_routes="join", sweep_routes="join"),  # the default driver's: no application restarted
     # laptop default: a few minutes for the whole matrix
     "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
     "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
