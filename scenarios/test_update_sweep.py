@@ -2,7 +2,8 @@
 
 Points: 0.01%, 0.1%, 1% and 10% of the rows scattered uniformly, plus ``hotfix_rows`` rows clustered in
 one or two files versus the same count scattered — the files-affected vs rows-affected pivot. Each point
-is a pytest-benchmark with the base table restored before each round; the rows changed are verified by a query.
+is a pytest-benchmark with the base table restored before each round; the rows changed are verified by a query,
+and the dashboards read after the update (what a read costs after an update of that shape: the decision map).
 
 Run with:  pytest scenarios/test_update_sweep.py --scale tiny --formats iceberg
 Grid:      every selected configuration x locate route (``--routes``; ``sweep_routes`` where set: the join at `tiny`)
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from bench.workload.datagen import HOTFIX_STATUS, TXN_ID_BASE
+from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
 
 pytestmark = pytest.mark.spark
 TABLE = "payments"  # the same base table as the hotfix: built once per configuration, restored per round
@@ -42,7 +44,22 @@ def ROUTES(scale, selected: list[str]) -> list[str]:  # noqa: N802 - the plugin'
 GRID = {"point": lambda scale: [(p, p) for p in SWEEP[:scale.sweep_points]]}
 
 
-def test_update_sweep(benchmark, lab, payments, config_id, route, point, progress):
+@pytest.fixture(scope="module")
+def dashboards_after(payments):
+    """Per point: the dashboards and their answers once its rows carry the new status (computed once, in pandas)."""
+    made: dict[str, tuple] = {}
+
+    def after(point: str, keys: list[int]) -> tuple:
+        if point not in made:
+            queries = payments_queries(payments.last_day, lookup_id=keys[0])
+            frame = payments_frame(payments.read_in_parts(PAYMENTS_FRAME_COLUMNS), keep=keys)
+            frame.loc[frame["txn_id"].isin(keys), "status"] = HOTFIX_STATUS
+            made[point] = (queries, {q.name: q.expected(frame) for q in queries})
+        return made[point]
+    return after
+
+
+def test_update_sweep(benchmark, lab, payments, dashboards_after, config_id, route, point, progress):
     """One point of the sweep by one locate route (``--routes``): the share of files an update touches is the decision
     map's second axis, and how the rows are found decides whether merge-on-read's smaller write shows."""
     scale = lab.session.scale
@@ -51,7 +68,10 @@ def test_update_sweep(benchmark, lab, payments, config_id, route, point, progres
     table, rounds, changed = lab.status_update_rounds(
         benchmark, TABLE, payments, keys, scale.sweep_rounds, progress=progress, status=HOTFIX_STATUS,
         label=f"{config_id} ({route}) {point} ({len(keys)} rows in {files_touched} files)")
+    queries, answers = dashboards_after(point, keys)
+    progress(f"{config_id} ({route}) {point}: the dashboards after the update")
     lab.record(benchmark, "update_sweep", "update", rounds, param=point,
                rows_targeted=len(keys), rows_fraction=len(keys) / payments.rows,
                files_total=len(payments.files), rows_changed_verified=changed,
+               reads_after=lab.reads(table, queries, answers, scale.read_repeats),
                **lab.located(rounds, len(payments.files), files_touched, payments.days_holding(keys), payments.days))

@@ -344,6 +344,9 @@ class SweepUpdate(LocatedUpdate):
     route: str | None = None
     table_data_files: int | None = None
     locate_full_scan: bool | None = None
+    # the dashboards on the table after the point's update (recorded since the sweep places updates on the decision
+    # map: a read's cost after an update of this shape)
+    reads_after: Reads | None = None
 
 
 @dataclass(frozen=True)
