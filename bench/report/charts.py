@@ -256,12 +256,14 @@ def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> by
     from bench.report.workloads import TOO_CLOSE, TOO_FEW
 
     undecided = {TOO_CLOSE: "#bdbdbd", TOO_FEW: "#e6e6e6"}
-    strips = list(frame.groupby(["workload", "route"], sort=True))
+    order = ["order", "workload", "route"] if "order" in frame else ["workload", "route"]
+    strips = [((w, r), part) for (w, r), part in frame.sort_values(order).groupby(["workload", "route"], sort=False)]
     colours = {**palette(c for c in frame.cheapest if c not in undecided), **undecided}
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(strips) + 1.9))
     ratios = sorted(frame.reads_per_write.unique())
-    edges = [ratios[0] / (ratios[1] / ratios[0]) ** 0.5] + [(a * b) ** 0.5 for a, b in zip(ratios, ratios[1:])] + \
-        [ratios[-1] * (ratios[-1] / ratios[-2]) ** 0.5]
+    step = ratios[1] / ratios[0] if len(ratios) > 1 else 10.0  # each cell spans half a step either side, on the log
+    edges = [ratios[0] / step ** 0.5] + [(a * b) ** 0.5 for a, b in zip(ratios, ratios[1:])] + \
+        [ratios[-1] * (ratios[-1] / ratios[-2] if len(ratios) > 1 else step) ** 0.5]
     for y, ((workload, route), part) in enumerate(strips):
         part = part.set_index("reads_per_write")
         for i, ratio in enumerate(ratios):
@@ -269,7 +271,8 @@ def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> by
                 ax.barh(y, edges[i + 1] - edges[i], left=edges[i], height=0.8, color=colours[part.loc[ratio, "cheapest"]],
                         edgecolor="white", linewidth=0.3)
         measured = float(part.measured_reads_per_write.iloc[0])
-        ax.plot([measured, measured], [y - 0.4, y + 0.4], color="black", linewidth=2)
+        if measured == measured:  # a cycle's own reads per write (a sweep point has none)
+            ax.plot([measured, measured], [y - 0.4, y + 0.4], color="black", linewidth=2)
     for label, ratio in seeds.items():
         ax.axvline(ratio, color="#333333", linestyle="--", linewidth=1)
         ax.annotate(label, (ratio, len(strips) - 0.4), rotation=0, fontsize=8, ha="center", va="bottom")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.report import cadence, charts, workloads
+from bench.report import cadence, charts
 from bench.report.build import CSS, build_report
 from bench.report.figures import (
     ACROSS,
@@ -46,7 +46,7 @@ from bench.report.figures import (
 )
 from bench.report.html_parts import img, note, table
 from bench.report.locate import RATIO_NOTE
-from bench.report.sections import writers
+from bench.report.sections import choice, writers
 from bench.results import load
 from bench.results.contract import (
     COMPACTION_CADENCE,
@@ -58,6 +58,7 @@ from bench.results.contract import (
     MEMORY_NEEDED,
     SETTLEMENTS,
     SEVERAL_WRITERS,
+    UPDATE_SWEEP,
 )
 from bench.results.reference import REFERENCE_DIR, backing, runs
 
@@ -89,16 +90,9 @@ def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findi
         run = load.merge([r for _, r in members])
         where = (f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, "
                  f"{html.escape(storage)}")
-        cycles = workloads.samples(run)
-        if cycles:
-            mapped = workloads.decision_map(cycles)
-            choices.append(f"<h3>{where}</h3><p>Runs {_ids(members, DINNER_PEAK, SETTLEMENTS)}. "
-                           f"{html.escape(workloads.sentence(mapped))}</p>" + img(
-                               charts.decision_map(mapped, workloads.SEED_WORKLOADS, f"The cheapest configuration per "
-                                                   f"write against reads per write ({scale})"),
-                               "the decision map: the cheapest configuration against reads per write", out, f"map-{name}")
-                           + table(workloads.at_seed_ratios(mapped, run.matrix.merges_on_read)) + "<h4>Each cycle as measured</h4>"
-                           + table(workloads.cycle_table(cycles)))
+        drawn = choice.section(run, out, f"map-{name}")
+        if drawn:
+            choices.append(f"<h3>{where}</h3><p>Runs {_ids(members, DINNER_PEAK, SETTLEMENTS, UPDATE_SWEEP)}.</p>" + drawn)
         ratios = scenario_ratios(run, HOTFIX)
         if ratios:
             chart = ratio_points(ratios)

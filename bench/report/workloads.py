@@ -21,8 +21,8 @@ import pandas as pd
 
 from bench.core.uncertainty import ROUNDS_FOR_VERDICT
 from bench.report.confidence import DECISIVE
-from bench.results.contract import DINNER_PEAK, SETTLEMENTS, Origin, Run
-from bench.results.schema import DinnerPeakSequence, SettlementsSequence
+from bench.results.contract import DINNER_PEAK, SETTLEMENTS, UPDATE_SWEEP, Origin, Run
+from bench.results.schema import DinnerPeakSequence, SettlementsSequence, SweepUpdate
 
 TOO_CLOSE = "too close to call"
 TOO_FEW = "too few steps for a verdict"
@@ -47,10 +47,13 @@ class WorkloadSamples:
     compaction_s: float  # 0 where the cycle has none (copy-on-write, or the settlements)
     bytes_written: int
     origin: Origin
+    label: str | None = None  # a sweep point's own name: the update's shape (``shape_samples``)
+    cycle: bool = True  # the reads were the workload's own after its writes (not a sweep point's dashboards)
+    order: float = 0.0  # where the strip stands among its scenario's (a sweep point's share of files touched)
 
     @property
     def workload(self) -> str:
-        return WORKLOAD_NAMES.get(self.scenario, self.scenario)
+        return self.label or WORKLOAD_NAMES.get(self.scenario, self.scenario)
 
     @property
     def reads_per_write(self) -> float:
@@ -85,11 +88,27 @@ def samples(run: Run) -> list[WorkloadSamples]:
     return out
 
 
-def _groups(items: list[WorkloadSamples]) -> dict[tuple[str, str, tuple[str, str]], list[WorkloadSamples]]:
-    """Per workload, route and (host, commit): what may be set against each other."""
-    groups: dict[tuple[str, str, tuple[str, str]], list[WorkloadSamples]] = {}
+def shape_samples(run: Run) -> list[WorkloadSamples]:
+    """Every update sweep point that read its dashboards after the update, as a cycle of one shape: its rounds are the
+    writes, its dashboards the reads, labelled by the share of the table's files the update touched."""
+    out = []
+    for r in run.records(UPDATE_SWEEP, "update", route=None):
+        point = r.view(SweepUpdate)
+        reads = [t for read in (point.reads_after or {}).values() for t in read.seconds]
+        if not reads or not r.seconds or not point.files_total:
+            continue
+        share = point.files_touched / point.files_total
+        out.append(WorkloadSamples(r.scenario, r.config_id, r.route, list(r.seconds), reads, 0.0,
+                                   int(point.filesystem.bytes_added or 0), r.origin, cycle=False, order=share,
+                                   label=f"{share:.1%} of files ({r.param}: {point.rows_targeted:,} rows)"))
+    return out
+
+
+def _groups(items: list[WorkloadSamples]) -> dict[tuple[str, float, str, str, tuple[str, str]], list[WorkloadSamples]]:
+    """Per workload (a sweep point is one), route and (host, commit): what may be set against each other."""
+    groups: dict[tuple[str, float, str, str, tuple[str, str]], list[WorkloadSamples]] = {}
     for s in items:
-        groups.setdefault((s.scenario, s.route, s.origin.key), []).append(s)
+        groups.setdefault((s.scenario, s.order, s.workload, s.route, s.origin.key), []).append(s)
     return groups
 
 
@@ -99,7 +118,7 @@ def decision_map(items: list[WorkloadSamples], ratios: tuple[float, ...] = READS
     is ``TOO_CLOSE`` where that share is under ``DECISIVE`` (then ``contenders`` names the two likeliest)."""
     rows = []
     rng = np.random.default_rng(seed)
-    for (scenario, route, _), group in sorted(_groups(items).items(), key=lambda g: (g[0][0], g[0][1])):
+    for (scenario, _, workload, route, _), group in sorted(_groups(items).items(), key=lambda g: g[0][:4]):
         if len(group) < 2:
             continue
         drawn = {}
@@ -115,12 +134,13 @@ def decision_map(items: list[WorkloadSamples], ratios: tuple[float, ...] = READS
             order = np.argsort(-wins)
             best, share = ids[order[0]], float(wins[order[0]])
             point = {s.config_id: s.per_write(ratio) for s in group}
-            rows.append({"workload": WORKLOAD_NAMES.get(scenario, scenario), "scenario": scenario, "route": route,
+            rows.append({"workload": workload, "scenario": scenario, "route": route, "order": group[0].order,
                          "run": group[0].origin.run_id, "reads_per_write": ratio,
                          "cheapest": TOO_FEW if steps < ROUNDS_FOR_VERDICT else best if share >= DECISIVE else TOO_CLOSE,
                          "share": share, "steps": steps, "likeliest": best,
                          "contenders": f"{ids[order[0]]} or {ids[order[1]]}",
-                         "measured_reads_per_write": float(np.mean([s.reads_per_write for s in group])),
+                         "measured_reads_per_write": float(np.mean([s.reads_per_write for s in group]))
+                         if group[0].cycle else float("nan"),
                          **{f"s_per_write:{c}": v for c, v in point.items()}})
     return pd.DataFrame(rows)
 

@@ -38,3 +38,19 @@ def test_the_seeds_workloads_are_read_off_the_map_at_their_own_reads_per_write()
     [row] = workloads.at_seed_ratios(decision_map([cow, mor])).to_dict("records")
     assert row["workload"].startswith("monthly settlements") and row["cheapest"] == "iceberg-cow" and row["claim"] == "holds"
     assert float(row["at reads per write"].replace(",", "")) > 1000
+
+
+def test_each_sweep_point_is_a_strip_of_its_own_ordered_by_the_share_of_files_it_touches():
+    """Two shapes of update: on few files copy-on-write's rewrite is cheap, on many it is not; each point is priced
+    apart (never pooled with another shape), has no cycle of its own to mark, and draws in order of its share."""
+    def point(config_id, write, read, share):
+        s = _cycle(config_id, write, read, scenario="update_sweep")
+        return WorkloadSamples(s.scenario, s.config_id, s.route, s.writes_s, s.reads_s, 0.0, 1000, HERE,
+                               label=f"{share:.1%} of files", cycle=False, order=share)
+    points = [point("iceberg-cow", 1.0, 1.0, 0.01), point("iceberg-mor", 2.0, 1.1, 0.01),
+              point("iceberg-cow", 30.0, 1.0, 0.9), point("iceberg-mor", 3.0, 1.3, 0.9)]
+    frame = decision_map(points, ratios=(0.01,))
+    assert list(zip(frame.workload, frame.cheapest)) == [("1.0% of files", "iceberg-cow"), ("90.0% of files", "iceberg-mor")]
+    assert frame.measured_reads_per_write.isna().all()
+    from bench.report import charts
+    assert charts.decision_map(frame, {}, "shape")[:4] == b"\x89PNG"
