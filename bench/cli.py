@@ -32,7 +32,6 @@ EXPECTED_SMALL_S = {"test_payments_hotfix.py": 150, "test_degradation.py": 150, 
                     "test_file_size.py": 250, "test_compaction_cadence.py": 150,  # default-small-1: 47:01 for hotfix + file size
                     "test_several_writers.py": 1230}  # writers-small-iceberg-mor-m1: 20:34 for one configuration's grid
 JVM_START_S = 30  # a family's JVM start and warm-up
-CLI_ONLY = ("--scenario", "--no-report")  # options of `run` that pytest does not take
 
 
 def scenarios_dir() -> Path:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-RESAMPLES = 2000
+RESAMPLES = 2000  # every bootstrap in the project: intervals, ratios, refits, verdicts' shares
+DECISIVE = 0.90  # the share of resamples a verdict needs (a cheapest configuration, a claim, a cadence)
 ROUNDS_FOR_VERDICT = 5  # a side: below this a percentile bootstrap is [min ÷ max, max ÷ min] and no verdict is stated
 CV_FLAG = 0.10  # operations noisier than this are flagged in the summary and the report
 METHOD = f"bootstrap percentile interval of the median, {RESAMPLES} resamples over rounds"

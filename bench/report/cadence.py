@@ -20,13 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bench.core.uncertainty import DECISIVE, RESAMPLES
 from bench.report import charts
-from bench.report.confidence import DECISIVE
 from bench.report.html_parts import img, note, table
 from bench.results.contract import COMPACTION_CADENCE, DEGRADATION, Record, Run
 from bench.results.schema import CadenceCycles, DegradationSequence
-
-RESAMPLES = 1000
 
 
 def every(k: int) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.report import confidence
 from bench.report.costmodel import Costs
 from bench.results.contract import HOTFIX, Matrix
@@ -62,8 +63,8 @@ def _read_optimized_claim(staleness: dict[str, float] | None) -> Claim:
 
 
 def _decide(share: float) -> str:
-    """A share of resamples in which the claim held -> its verdict (decided only beyond confidence.DECISIVE)."""
-    return HOLDS if share >= confidence.DECISIVE else FAILS if share <= 1 - confidence.DECISIVE else INCONCLUSIVE
+    """A share of resamples in which the claim held -> its verdict (decided only beyond uncertainty.DECISIVE)."""
+    return HOLDS if share >= uncertainty.DECISIVE else FAILS if share <= 1 - uncertainty.DECISIVE else INCONCLUSIVE
 
 
 def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]], matrix: Matrix) -> Claim:
@@ -103,7 +104,7 @@ def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, flo
           staleness: dict[str, float] | None = None, samples: dict[str, confidence.CostSamples] | None = None,
           matrix: Matrix | None = None) -> list[Claim]:
     """Every claim with its verdict; timing claims are decided on resampled rounds (holds / does not hold only
-    when at least ``confidence.DECISIVE`` of the resamples agree, else inconclusive at this scale)."""
+    when at least ``uncertainty.DECISIVE`` of the resamples agree, else inconclusive at this scale)."""
     draws = confidence.resampled(samples) if samples else []
     matrix = matrix or Matrix.from_ids(costs)
     claims = [_cow_at_ten_claim(costs, draws, matrix)]

@@ -15,12 +15,10 @@ import numpy as np
 import pandas as pd
 
 from bench.core import uncertainty
+from bench.core.uncertainty import DECISIVE, RESAMPLES
 from bench.report.costmodel import Costs, Profile, break_even
 from bench.results import load
 from bench.results.contract import HOTFIX
-
-DECISIVE = 0.90
-RESAMPLES = 1000
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ C_DRIVERS = ["files_touched", "bytes_in_touched_files"]
 UNITS = {"files_touched": (1.0, "file touched"), "partitions_touched": (1.0, "partition touched"),
          "bytes_in_touched_files": (MB, "MB in touched files"),
          "table_bytes": (MB, "MB of table"), "locate_bytes": (MB, "MB searched to find the rows")}
-DECISIVE = 0.90
 
 
 def mean_read(reads: Reads | None) -> list[float]:

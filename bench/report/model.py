@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bench.core.uncertainty import RESAMPLES
 from bench.exceptions import BadOption
 
-RESAMPLES = 1000
 # the seeds' headline: 1,200 rows over 4,800 files of about 1.25 MB (6 GB); copy-on-write 6 GB in 8 min, MoR 4 MB in 12 s
 SEED_TABLE = {"files": 4800, "file_mb": 1.25, "rows_per_update": 1200, "partitions": 90}  # (the `seed` preset's 90 days)
 SEED_FIGURES = {"copy-on-write": (480.0, "6 GB written in 8 minutes"), "merge-on-read": (12.0, "4 MB written in 12 seconds")}

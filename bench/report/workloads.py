@@ -19,14 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bench.core.uncertainty import ROUNDS_FOR_VERDICT
-from bench.report.confidence import DECISIVE
+from bench.core.uncertainty import DECISIVE, RESAMPLES, ROUNDS_FOR_VERDICT
 from bench.results.contract import DINNER_PEAK, SETTLEMENTS, UPDATE_SWEEP, Origin, Run
 from bench.results.schema import DinnerPeakSequence, SettlementsSequence, SweepUpdate
 
 TOO_CLOSE = "too close to call"
 TOO_FEW = "too few steps for a verdict"
-RESAMPLES = 1000
 READS_PER_WRITE = tuple(float(r) for r in np.logspace(-2, 4, 31))  # 0.01 to 10,000: the dinner peak's 1/16 inside
 # the seeds' own workloads, placed on the map: reads per write as the seeds state them, and the layout they claim wins
 SEED_WORKLOADS = {"dinner peak (16 updates per read)": 1 / 16, "monthly settlements (4,500 reads per write)": 4500.0}

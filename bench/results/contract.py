@@ -85,7 +85,6 @@ def record(scenario: str, operation: str, head: dict[str, Any], fields: dict[str
     return {**head, **fields, "answers_verified": True}
 
 
-OUTCOME_FIELDS = ("nodeid", "test", "config_id", "outcome")
 OUTCOMES = ("passed", "failed", "skipped")
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MAX_JSON_BYTES = 512 * 2**20

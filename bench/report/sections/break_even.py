@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench.core import uncertainty
 from bench.report import charts, confidence
 from bench.report import profiles as profiles_mod
 from bench.report.costmodel import Costs, Profile, cheaper_above, recommend
@@ -71,10 +72,10 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
     html_parts = [_img(chart, "break-even", out, "break_even"), "<h3>Break-even per pair</h3>", _table(pd.DataFrame(pairs)) if pairs else _note("no CoW/MoR pair measured"),
                   "<h3>Recommendation per workload</h3>", _table(pd.DataFrame(recs)), "<h3>Model inputs</h3>", _table(inputs),
                   f'<p class="formula">{html.escape(formula)}</p>',
-                  _note(f"Uncertainty: the rounds behind W, R and C are resampled together ({confidence.RESAMPLES} bootstrap "
+                  _note(f"Uncertainty: the rounds behind W, R and C are resampled together ({uncertainty.RESAMPLES} bootstrap "
                         "resamples) and T(r), every break-even and every recommendation recomputed; bands in the chart are "
                         "95% intervals. A configuration is recommended only where it is cheapest in at least "
-                        f"{confidence.DECISIVE:.0%} of the resamples; otherwise the verdict is 'too close to call at this scale'."),
+                        f"{uncertainty.DECISIVE:.0%} of the resamples; otherwise the verdict is 'too close to call at this scale'."),
                   _note("Each profile is priced by its own scenario where the run measured it ('priced by'): the dinner peak "
                         "by its batch upserts, the reads after each batch and its compaction, with its reads per write from "
                         "the seed's 16 row updates per read query and the measured batch size; the settlements by their "

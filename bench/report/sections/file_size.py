@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from bench.core import uncertainty
+from bench.core.uncertainty import DECISIVE
 from bench.core.units import human_bytes
 from bench.report import charts
-from bench.report.fitted import DECISIVE, UNITS, ConfigModel, mean_read, models, routes_of
+from bench.report.fitted import UNITS, ConfigModel, mean_read, models, routes_of
 from bench.report.html_parts import img, note, table
 from bench.report.model import MB, SEED_FIGURES, SEED_TABLE, UserTable, table_drivers
 from bench.results import load
