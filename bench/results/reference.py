@@ -10,6 +10,7 @@ what was added, a folder with no manifest line, or a manifest line whose run say
 from __future__ import annotations
 
 import hashlib
+import functools
 import json
 import shutil
 from dataclasses import asdict, dataclass, field, replace
@@ -140,8 +141,21 @@ def also_backs(run_id: str, backs: list[str], folder: Path = REFERENCE_DIR) -> E
 
 
 def runs(folder: Path = REFERENCE_DIR) -> list[tuple[Entry, Run]]:
-    """Every reference run with its manifest line, in the manifest's order."""
-    return [(e, load_run(folder / e.run_id)) for e in load_manifest(folder)]
+    """Every reference run with its manifest line, in the manifest's order (each run read once while neither the
+    manifest nor its files change: the docs and the findings read the set figure by figure)."""
+    entries = load_manifest(folder)
+    return [(e, _loaded(folder / e.run_id, _stamp(folder / e.run_id))) for e in entries]
+
+
+def _stamp(run_dir: Path) -> tuple:
+    """What changes when a run folder's files do: each file's name, size and modification time."""
+    return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(run_dir.glob("*")) if p.is_file()) \
+        if run_dir.is_dir() else ()
+
+
+@functools.lru_cache(maxsize=512)
+def _loaded(run_dir: Path, stamp: tuple) -> Run:
+    return load_run(run_dir)
 
 
 def backing(figure: str, folder: Path = REFERENCE_DIR) -> list[tuple[Entry, Run]]:
