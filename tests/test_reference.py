@@ -291,3 +291,10 @@ def test_a_run_said_to_back_a_figure_that_does_not_exist_is_refused_in_one_line(
     assert cli.main(["reference", "backs", "some-run", "--backs", "hotfix-routs", "--folder", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("cowmor: --backs hotfix-routs: no such figure (figures: ") and "\n" not in err
+
+
+def test_the_readme_is_a_front_page():
+    """The answer first, within 8 KB: the big grids are on the findings page, in docs/ and in their CSVs."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.encode()) <= 8 * 1024
+    assert text.index("## The answer") < text.index("## Two commands")

@@ -275,10 +275,10 @@ def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> by
             ax.plot([measured, measured], [y - 0.4, y + 0.4], color="black", linewidth=2)
     for label, ratio in seeds.items():
         ax.axvline(ratio, color="#333333", linestyle="--", linewidth=1)
-        ax.annotate(label, (ratio, len(strips) - 0.4), rotation=0, fontsize=8, ha="center", va="bottom")
+        ax.annotate(label, (ratio, len(strips) - 0.5), rotation=0, fontsize=8, ha="center", va="top")  # below the strips
     ax.set_xscale("log")
     ax.set_xlim(edges[0], edges[-1])
-    ax.set_ylim(-0.6, len(strips) + 0.2)
+    ax.set_ylim(-0.6, len(strips) + (0.2 if seeds else -0.4))
     ax.set_yticks(range(len(strips)), [f"{w} · {r}" for (w, r), _ in strips])
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))

@@ -392,13 +392,14 @@ def summary_excerpt(run: Run) -> str:
 
 def workload_choice(run: Run) -> pd.DataFrame:
     """The decision map read at the seeds' own workloads: the cheapest configuration per route, or why none is."""
-    return workloads.at_seed_ratios(workloads.decision_map(workloads.samples(run)), run.matrix.merges_on_read)
+    read = workloads.at_seed_ratios(workloads.decision_map(workloads.samples(run)), run.matrix.merges_on_read)
+    return read.drop(columns=["run"]) if "run" in read else read  # the caption names the runs
 
 
 FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
-    "workload-choice": ("The choice for a workload: the cheapest configuration per write at the seeds' reads per write, "
-                        "each workload measured whole (writes, the reads after them, compaction), per route; the share "
-                        "of resamples of the cycle's steps in which it is cheapest", workload_choice),
+    "workload-choice": ("The cheapest configuration per write at the seeds' reads per write, each workload measured "
+                        "whole (writes, reads, compaction), per route, with the share of resamples in which it is "
+                        "cheapest", workload_choice),
     "summary-excerpt": ("What `make bench` prints: the payments hotfix, three of the configurations", summary_excerpt),
     "hotfix-routes": ("The payments hotfix: copy-on-write ÷ merge-on-read update time per locate route", hotfix_routes),
     "file-size-ratios": ("The same scattered update on files that grow 4x per step: copy-on-write ÷ merge-on-read update "

@@ -175,7 +175,8 @@ def at_seed_ratios(frame: pd.DataFrame, merges_on_read: Callable[[str], bool] | 
             verdict = f"{near.cheapest}: {near.contenders}" if undecided else near.cheapest
             claim, wants_mor = SEED_CLAIMS[label]
             decided = near.cheapest if undecided else "holds" if merges(near.cheapest) == wants_mor else "does not hold"
-            rows.append({"workload": label, "route": route, "at reads per write": f"{near.reads_per_write:,.3g}",
+            rows.append({"workload": label, "route": route, "at reads per write": f"{near.reads_per_write:,.0f}" if near.reads_per_write >= 100
+                         else f"{near.reads_per_write:.3g}",
                          "cheapest": verdict, "share of resamples": f"{near.share:.0%}",
                          "the seeds' claim": claim, "claim": decided, "run": run})
     return pd.DataFrame(rows)
