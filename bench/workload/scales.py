@@ -97,6 +97,9 @@ class Scale:
     file_size_routes: str = ""
     # the routes the update sweep measures ("": every selected route). At `tiny` the join, as the file-size steps
     sweep_routes: str = ""
+    # the most keys a sweep point sends as literals (the pruned route): a statement naming 18,000 or 180,000 keys (1%
+    # and 10% at `small`) is not one a team writes, and planning it took minutes a round; such points take the join
+    sweep_literal_keys_max: int = 2000
     # table growth: the hotfix on tables of 1, 2, 4, ... files per day (growth_steps sizes), days x rows_per_file kept
     growth_steps: int = 4
     # file size: the same update (file_size_touched rows, one in each of as many files) on file_size_files files
