@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.exceptions import BadRecord
-from bench.report import cadence, confidence
+from bench.report import cadence, confidence, workloads
 from bench.report import claims as claims_mod
 from bench.report import locate as locate_mod
 from bench.report.costmodel import SEED_PROFILES, Costs, Profile, costs_of, parse_profile
@@ -114,8 +114,11 @@ def aggregate(runs: list[load.Run], run: load.Run, extra: list, out: Path, table
     over_time, rates = section_over_time(run, out)
     samples = confidence.samples_of(run, reads)
     profiles = [*SEED_PROFILES, *extra]
-    breakeven, recs = section_break_even(costs, samples, profiles, out, run.matrix, run) if costs else (_note("nothing to model"), pd.DataFrame())
-    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix)]
+    breakeven, recs = section_break_even(costs, samples, profiles, out, run.matrix, run) if costs else (_note(
+        "nothing to model: the break-even prices the payments hotfix's update with the reads after it, and this run has "
+        "none; section 2 prices each workload measured whole"), pd.DataFrame())
+    claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix,
+                                                             workloads.samples(run))]
                           + concurrency.claims(run) + writers.claims(run))
     verdict_rows = pd.DataFrame(verdicts(run, ops, costs)) if not ops.empty else pd.DataFrame()
     parts = [frame for frame in (ops.assign(kind="operation"), all_reads.assign(kind="read")) if not frame.empty]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from bench.core import uncertainty
 from bench.report import confidence
 from bench.report.costmodel import Costs
-from bench.results.contract import HOTFIX, Matrix
+from bench.report.workloads import TOO_CLOSE, TOO_FEW, WorkloadSamples, decision_map
+from bench.results.contract import DINNER_PEAK, HOTFIX, Matrix
 
 SEED = "cowmor seed workloads (Razorpay payments hotfix / settlements, Swiggy dinner peak)"
 LHBENCH = "Jain et al., 'Analyzing and Comparing Lakehouse Storage Systems', CIDR 2023 (LHBench)"
@@ -67,11 +69,37 @@ def _decide(share: float) -> str:
     return HOLDS if share >= uncertainty.DECISIVE else FAILS if share <= 1 - uncertainty.DECISIVE else INCONCLUSIVE
 
 
-def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]], matrix: Matrix) -> Claim:
+def _cycle_pairs(cycles: list[WorkloadSamples], matrix: Matrix) -> list[tuple[WorkloadSamples, WorkloadSamples]]:
+    """Each copy-on-write / merge-on-read pair of one workload, route and run among the cycles measured whole."""
+    by_key = {(s.scenario, s.route, s.origin.key, s.config_id): s for s in cycles}
+    groups = sorted({key[:3] for key in by_key})
+    return [(by_key[(*group, cow)], by_key[(*group, mor)]) for group in groups
+            for cow, mor in matrix.cow_mor_pairs({c for *g, c in by_key if tuple(g) == group})]
+
+
+def _cow_at_ten_from_cycles(text: str, cycles: list[WorkloadSamples], matrix: Matrix) -> Claim:
+    """The claim on the workloads measured whole: per pair, the cheaper per write at 10 reads per write."""
+    pairs = _cycle_pairs(cycles, matrix)
+    if not pairs:
+        return Claim(text, SEED, "no CoW/MoR pair measured", UNMEASURABLE)
+    parts, verdicts = [], []
+    for cow, mor in pairs:
+        [row] = decision_map([cow, mor], ratios=(10.0,)).to_dict("records")
+        verdict = INCONCLUSIVE if row["cheapest"] in (TOO_CLOSE, TOO_FEW) else HOLDS if row["cheapest"] == cow.config_id else FAILS
+        parts.append(f"{cow.workload} ({cow.route}): {cow.config_id} {cow.per_write(10):.2f}s vs {mor.config_id} "
+                     f"{mor.per_write(10):.2f}s per write at 10 reads per write, {row['likeliest']} cheaper in "
+                     f"{row['share']:.0%} of resamples")
+        verdicts.append(verdict)
+    verdict = HOLDS if all(v == HOLDS for v in verdicts) else FAILS if FAILS in verdicts else INCONCLUSIVE
+    return Claim(text, SEED, "; ".join(parts), verdict)
+
+
+def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]], matrix: Matrix,
+                      cycles: list[WorkloadSamples] | None = None) -> Claim:
     text = "Choose copy-on-write when reads outnumber writes ~10:1"
     pairs = [(cow, mor) for cow, mor in _pairs(costs, matrix) if draws and cow.config_id in draws[0] and mor.config_id in draws[0]]
     if not pairs:
-        return Claim(text, SEED, "no CoW/MoR pair measured", UNMEASURABLE)
+        return _cow_at_ten_from_cycles(text, cycles or [], matrix)
     parts, verdicts = [], []
     for cow, mor in pairs:
         a = [d[cow.config_id].total(10, 10) for d in draws]
@@ -89,10 +117,32 @@ def _cow_at_ten_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]], ma
 HUDI_CLAIMED = (1.3, 3.2)  # LHBench's TPC-DS refresh: MoR merges ~1.3x faster than CoW, queries after ~3.2x slower
 
 
-def _hudi_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]]) -> Claim:
+def _hudi_from_cycles(text: str, cycles: list[WorkloadSamples]) -> Claim:
+    """The claim on the dinner peak measured whole (upserts, the dashboards after each): per route, Hudi MoR's upsert
+    and read against CoW's, each a ratio with what its steps support, decided on the claimed magnitudes."""
+    pairs = [(c, m) for c, m in _cycle_pairs([s for s in cycles if s.scenario == DINNER_PEAK], Matrix.from_ids(["hudi-cow", "hudi-mor"]))
+             if c.config_id == "hudi-cow" and m.config_id == "hudi-mor"]
+    if not pairs:
+        return Claim(text, LHBENCH, "hudi-cow/hudi-mor not measured in this run (see skipped configurations)", UNMEASURABLE)
+    rng, parts, verdicts = np.random.default_rng(0), [], []
+    claimed_merge, claimed_query = HUDI_CLAIMED
+    for cow, mor in pairs:
+        merge = uncertainty.ratio_spread(cow.writes_s, mor.writes_s, rng)
+        query = uncertainty.ratio_spread(mor.reads_s, cow.reads_s, rng)
+        inside = all(x.low is not None and x.high is not None and x.low <= want <= x.high
+                     for x, want in ((merge, claimed_merge), (query, claimed_query)))
+        sure = merge.method == "95% bootstrap" and query.method == "95% bootstrap"
+        parts.append(f"dinner peak ({cow.route}): CoW ÷ MoR upsert time {merge.ratio:.2f}x ({merge.interval_text()}), "
+                     f"MoR ÷ CoW read time {query.ratio:.2f}x ({query.interval_text()})")
+        verdicts.append(HOLDS if inside and sure else FAILS if sure else INCONCLUSIVE)
+    verdict = HOLDS if all(v == HOLDS for v in verdicts) else FAILS if FAILS in verdicts else INCONCLUSIVE
+    return Claim(text, LHBENCH, "; ".join(parts) + f"; claimed {claimed_merge:g}x and {claimed_query:g}x", verdict)
+
+
+def _hudi_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]], cycles: list[WorkloadSamples] | None = None) -> Claim:
     text = "Hudi MoR merges ~1.3x faster than CoW; post-merge queries ~3.2x slower"
     if not {"hudi-cow", "hudi-mor"} <= set(costs) or not draws or not {"hudi-cow", "hudi-mor"} <= set(draws[0]):
-        return Claim(text, LHBENCH, "hudi-cow/hudi-mor not measured in this run (see skipped configurations)", UNMEASURABLE)
+        return _hudi_from_cycles(text, cycles or [])
     cow, mor = costs["hudi-cow"], costs["hudi-mor"]
     merge = [d["hudi-cow"].write_s / d["hudi-mor"].write_s for d in draws]
     query = [d["hudi-mor"].read_s / d["hudi-cow"].read_s for d in draws]
@@ -110,12 +160,12 @@ def _hudi_claim(costs: dict[str, Costs], draws: list[dict[str, Costs]]) -> Claim
 
 def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, float],
           staleness: dict[str, float] | None = None, samples: dict[str, confidence.CostSamples] | None = None,
-          matrix: Matrix | None = None) -> list[Claim]:
+          matrix: Matrix | None = None, cycles: list[WorkloadSamples] | None = None) -> list[Claim]:
     """Every claim with its verdict; timing claims are decided on resampled rounds (holds / does not hold only
     when at least ``uncertainty.DECISIVE`` of the resamples agree, else inconclusive at this scale)."""
     draws = confidence.resampled(samples) if samples else []
     matrix = matrix or Matrix.from_ids(costs)
-    claims = [_cow_at_ten_claim(costs, draws, matrix)]
+    claims = [_cow_at_ten_claim(costs, draws, matrix, cycles)]
 
     updates = ops[(ops.operation == "update") & (ops.scenario == HOTFIX)].set_index("config_id") if not ops.empty else pd.DataFrame()
     ratios = []
@@ -140,6 +190,6 @@ def check(ops: pd.DataFrame, costs: dict[str, Costs], degradation: dict[str, flo
                             "degradation scenario not in these runs", UNMEASURABLE))
 
     claims.append(_dv_claim(updates))
-    claims.append(_hudi_claim(costs, draws))
+    claims.append(_hudi_claim(costs, draws, cycles))
     claims.append(_read_optimized_claim(staleness))
     return claims

@@ -28,7 +28,8 @@ def section_memory(run: Run, out: Path) -> str:
     frame = load.memory(run)
     needed = run.records(MEMORY_NEEDED, route=None)
     if frame.empty and not needed:
-        return _note("No operation recorded its peak memory (runs recorded before memory was measured).")
+        return _note("No operation here records its peak memory in its record: the payments hotfix, the file-size "
+                     "steps and the memory search do (the dinner peak keeps each batch's in its series).")
     parts = ["<p>Peak memory over each operation, the largest of its rounds: the executors' heap and the execution "
              "memory Spark's memory manager handed out over the stages the operation ran (Spark's own executor "
              "metrics; in local mode the driver is the executor), the driver's heap pools (an upper bound: each "

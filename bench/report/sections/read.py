@@ -19,7 +19,7 @@ from bench.results.schema import SettlementsSequence
 
 def section_read(reads: pd.DataFrame, out: Path) -> str:
     if reads.empty:
-        return _note("no reads measured in this run")
+        return _note("no dashboard reads before and after a payments hotfix update in this run")
     per_phase = reads.groupby(["config_id", "phase"], as_index=False).median_s.mean()
     order = {"before": 0, "after": 1, "after_compaction": 2}
     per_phase = per_phase.sort_values(["config_id", "phase"], key=lambda s: s.map(order) if s.name == "phase" else s)

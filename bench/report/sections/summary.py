@@ -10,6 +10,7 @@ import statistics
 import pandas as pd
 
 from bench.core.ledger import describe
+from bench.report import workloads
 from bench.report.confidence import DECISIVE
 from bench.report.costmodel import Costs
 from bench.report.html_parts import note as _note
@@ -46,6 +47,19 @@ def _format_facts(formats: dict[str, FormatUsed]) -> list[tuple[str, str]]:
 ANSWER_COLUMNS = ["workload", "recommended", "cheapest in", "priced by", "measurement"]
 
 
+def _whole_cycles(run: load.Run) -> str:
+    """Where no hotfix prices the model: the workloads measured whole, read at the seeds' reads per write (section
+    2 draws their map), or why nothing could be priced."""
+    cycles = workloads.samples(run)
+    read = workloads.at_seed_ratios(workloads.decision_map(cycles), run.matrix.merges_on_read) if cycles else pd.DataFrame()
+    if read.empty:
+        return _note("no workload could be priced: no hotfix update with reads after it, and no dinner peak or "
+                     "settlements cycle with two configurations of one route")
+    return _table(read.drop(columns=["run"])) + _note("Each workload measured whole (writes, the reads after them, "
+                                                      "compaction), read at the seeds' reads per write; section 2, "
+                                                      "'The choice for a workload', draws the map along all of them.")
+
+
 def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame, recommendations: pd.DataFrame) -> str:
     """The answer on the first screen: each workload's recommendation (with the share of resamples behind it and
     what it was priced by), then one line per question, then which configurations ran."""
@@ -66,8 +80,7 @@ def section_summary(runs: list[load.Run], run: load.Run, verdicts: pd.DataFrame,
     answer = recommendations[[c for c in ANSWER_COLUMNS if c in recommendations]] if not recommendations.empty else recommendations
     if not answer.empty:  # the model is priced on the hotfix's and the profiles' own statements: a MERGE from keys
         answer = answer.assign(assumes="updates find their rows by a join (section 'Finding the rows' has the other routes)")
-    body = ["<h3>Recommendation per workload</h3>",
-            _table(answer) if not answer.empty else _note("no workload could be priced (no update with reads after it)"),
+    body = ["<h3>Recommendation per workload</h3>", _table(answer) if not answer.empty else _whole_cycles(run),
             _note(f"A configuration is recommended where it is cheapest in at least {DECISIVE:.0%} of the bootstrap resamples; "
                   "'cheapest in' gives the shares, 'priced by' the measurements it rests on. Section 'Break-even and "
                   "recommendation' has the model and its inputs."),
