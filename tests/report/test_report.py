@@ -184,7 +184,7 @@ def test_a_run_with_only_sequence_scenarios_still_builds(tiny_run, tmp_path):
     (tmp_path / "peak.json").write_text(json.dumps(data))  # a filtered copy made by this test
     page = build_report([tmp_path / "peak.json"], tmp_path / "out").read_text()
     headings = re.findall(r"<h2[^>]*>\d+\. ([^<]*)</h2>", page)
-    assert "no reads measured in this run" in page and "Over time" in headings
+    assert "no dashboard reads before and after a payments hotfix update" in page and "Over time" in headings
     assert "Finding the rows" in headings and "per upsert batch" in page
 
 
