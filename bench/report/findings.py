@@ -18,6 +18,7 @@ import hashlib
 import html
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -70,112 +71,170 @@ def _slug(text: str) -> str:
     return slug if len(slug) <= 60 else f"{slug[:51].rstrip('-')}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
+@dataclass(frozen=True)
+class Group:
+    """Runs of one machine, storage, scale and layout, merged: what one section's table or chart of them reads."""
+
+    where: str  # the heading: scale, layout, machine, storage
+    name: str  # its file-name slug
+    members: list  # (manifest entry, run)
+    run: load.Run
+    out: Path
+
+    def runs(self, *scenarios: str) -> str:
+        return f"<p>Runs {_ids(self.members, *scenarios)}.</p>"
+
+
+def _choice(g: Group) -> str:
+    drawn = choice.section(g.run, g.out, f"map-{g.name}")
+    return g.runs(DINNER_PEAK, SETTLEMENTS, UPDATE_SWEEP) + drawn if drawn else ""
+
+
+def _answer(g: Group) -> str:
+    ratios = scenario_ratios(g.run, HOTFIX)
+    if not ratios:
+        return ""
+    return g.runs(HOTFIX) + img(charts.ratio_bars(pd.DataFrame(ratio_points(ratios)), "Payments hotfix, copy-on-write ÷ "
+                                                  f"merge-on-read ({g.run.scale})"),
+                                "copy-on-write ÷ merge-on-read per route", g.out, f"ratios-{g.name}") + table(routes_table(ratios))
+
+
+def _sizes(g: Group) -> str:
+    steps = file_size_ratio_points(g.run)
+    if steps.empty:
+        return ""
+    return g.runs(FILE_SIZE) + "".join(
+        img(charts.ratio_against_size(part, f"Copy-on-write ÷ merge-on-read against the file size ({touched} touched)"),
+            "copy-on-write ÷ merge-on-read against the file size", g.out, f"sizes-{g.name}-{_slug(touched)}")
+        for touched, part in steps.groupby("layout")) + table(size_table(steps))
+
+
+def _claims(g: Group) -> str:
+    points = seed_claim_points(g.run)
+    if points.empty:
+        return ""
+    return g.runs(HOTFIX) + img(charts.against_claims(points, "The hotfix at the seeds' size: measured against the seeds' "
+                                                      "claim"), "measured update seconds against the seeds' claims", g.out,
+                                f"claims-{g.name}") + table(seed_claims(g.run))
+
+
+def _memory(g: Group) -> str:
+    used, needed = hotfix_memory(g.run), memory_needed(g.run)
+    if used.empty and needed.empty:
+        return ""
+    return g.runs(HOTFIX, MEMORY_NEEDED) + (table(used) if not used.empty else "") \
+        + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else "")
+
+
+def _compaction(g: Group) -> str:
+    checked = cadence.checks(g.run)
+    return g.runs(COMPACTION_CADENCE, DEGRADATION) + table(cadence.checked_table(checked)) if checked else ""
+
+
+def _several(g: Group) -> str:
+    races = writers.races(g.run)
+    if races.empty:
+        return ""
+    return g.runs(SEVERAL_WRITERS) + _writers(races, g.out, g.name) + table(pd.DataFrame(writers.claims(g.run)))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One section of the page: its heading, what it shows and why, and how it draws one group (``None``: the section
+    gathers its own parts across groups, as the object store does)."""
+
+    id: str
+    heading: str
+    intro: str
+    empty: str
+    draw: Callable[[Group], str] | None
+
+
+FINDINGS = [
+    Finding("choice", "The choice for a workload",
+            "Each seed workload measured whole: the dinner peak (upsert batches, dashboard reads after each, then "
+            "compaction) and the monthly settlements (a few adjustments, very many reads), on every configuration and "
+            "route; then each update sweep point (one update of that share of the table's files, the dashboards after "
+            "it). The cost per write at r reads per write is a write's mean time + r x a read's + the compaction ÷ the "
+            "writes of the cycle; the map colours the cheapest configuration where it is cheapest in 90% of the "
+            "resamples of the cycle's steps, grey where it is too close to call, light grey where the cycle has fewer "
+            "than 5 writes or reads. Dashed: the seeds' own workloads (16 updates per read; 4,500 reads per write).",
+            "No reference run measured a workload's whole cycle yet.", _choice),
+    Finding("answers", "1. Copy-on-write or merge-on-read? The payments hotfix, per locate route",
+            f"The update's time, copy-on-write ÷ merge-on-read (or ÷ deletion vectors): {RATIO_NOTE}; above 1 "
+            "merge-on-read is faster. The route is how the update found its rows: join a MERGE from a keys table (no "
+            "format prunes it), pruned literal keys, index Hudi's record index. A verdict whose interval holds 1 is "
+            "too close to call.", "No reference run backs this answer yet.", _answer),
+    Finding("file-size", "2. Along the file size",
+            "The same scattered update (a few rows, one in each of some of the files) on files that grow 4x per step: "
+            "copy-on-write rewrites every file a changed row sits in, so its cost follows the file's bytes, while "
+            "merge-on-read and deletion vectors write in proportion to the rows. The ratio per route with what its "
+            "rounds support.", "No reference run measured the file-size steps yet.", _sizes),
+    Finding("storage", "3. On an object store",
+            "The same hotfix on one machine's local disk and on an S3 server (SeaweedFS, started by the run), with and "
+            "without a delay per request like S3's: every file a configuration writes or reads is requests there. Does "
+            "merge-on-read's saving survive once requests cost time? The ratio per route on each storage, then each "
+            "configuration's update time and requests.", "No reference run measured the object store yet.", None),
+    Finding("claims", "4. The seeds' claims at the seeds' own size",
+            "The seeds reason about a table of 4,800 files of about 1.25 MB and 1,200 scattered rows: copy-on-write "
+            "rewrites about 6 GB in 8 minutes, merge-on-read writes about 4 MB in 12 seconds. Each update measured on "
+            "that table (the seed preset) beside the claim for its kind, decided on its magnitude; every update "
+            "changed exactly the rows it targeted (checked against the generated data). The seeds' other claims (80 ms "
+            "more per read over 24 hours of changes; what several writers do) are not measured at this size by any "
+            "reference run.", "No reference run measured the seeds' table yet.", _claims),
+    Finding("memory", "5. Memory", "", "No reference run measured memory yet.", _memory),
+    Finding("compaction", "6. How often to compact",
+            "The writes per compaction that the degradation curve recommends for a workload's reads per write, checked "
+            "by running the cycle at that cadence and its neighbours (scenarios/test_compaction_cadence.py): each "
+            "one's measured cost per write beside the curve's, and the verdict.",
+            "No reference run checked a compaction cadence yet.", _compaction),
+    Finding("writers", "7. Several writers",
+            "Writers racing on one table with its table service beside them (docs/several-writers.md): what committed "
+            "and what failed against the number of writers, and the seeds' four claims decided on the causes of the "
+            "failures.", "No reference run raced several writers yet.", _several),
+]
+
+
+def _groups(pairs: list, out: Path) -> list[Group]:
+    """The reference runs merged per machine, storage, scale and layout (never across any), the seeds' size first."""
+    gathered: dict[tuple[str, str, str, str], list] = {}
+    for entry, run in pairs:
+        machine, storage, shape = group_of(entry, run)
+        gathered.setdefault((machine, storage, run.scale, shape), []).append((entry, run))
+    return [Group(f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, "
+                  f"{html.escape(storage)}", _slug(f"{scale}-{shape}-{machine}{_off_disk(storage)}"), members,
+                  load.merge([r for _, r in members]), out)
+            for (machine, storage, scale, shape), members in sorted(gathered.items(), key=lambda g: g[0][2] != SEED_SCALE)]
+
+
 def build_findings(folder: Path = REFERENCE_DIR, out: Path = Path("reports/findings"),
                    progress: Callable[[str], None] = lambda line: None) -> Path:
     """Write the findings page, then one report per (machine, storage, scale, layout) group; return the page.
     ``progress`` hears when the page is ready and each linked report as it is built: the answer need not wait for
     the reports."""
     out.mkdir(parents=True, exist_ok=True)
-    reports: list[tuple[list[Path], Path]] = []  # (run folders, where): built after the page
     pairs = runs(folder)
-    groups: dict[tuple[str, str, str, str], list] = {}  # never merged across machine, storage, scale or layout
-    for entry, run in pairs:
-        machine, storage, shape = group_of(entry, run)
-        groups.setdefault((machine, storage, run.scale, shape), []).append((entry, run))
-    answers, sizes, claims, memory, compaction, several, links = [], [], [], [], [], [], []
-    choices: list[str] = []
-    # the seeds' own size first: the question's table
-    for (machine, storage, scale, shape), members in sorted(groups.items(), key=lambda g: g[0][2] != SEED_SCALE):
-        name = _slug(f"{scale}-{shape}-{machine}{_off_disk(storage)}")
-        run = load.merge([r for _, r in members])
-        where = (f"scale <code>{html.escape(scale)}</code> ({html.escape(shape)}), {html.escape(machine)}, "
-                 f"{html.escape(storage)}")
-        drawn = choice.section(run, out, f"map-{name}")
-        if drawn:
-            choices.append(f"<h3>{where}</h3><p>Runs {_ids(members, DINNER_PEAK, SETTLEMENTS, UPDATE_SWEEP)}.</p>" + drawn)
-        ratios = scenario_ratios(run, HOTFIX)
-        if ratios:
-            chart = ratio_points(ratios)
-            answers.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX)}.</p>" + img(
-                charts.ratio_bars(pd.DataFrame(chart), f"Payments hotfix, copy-on-write ÷ merge-on-read ({scale})"),
-                "copy-on-write ÷ merge-on-read per route", out, f"ratios-{name}") + table(routes_table(ratios)))
-        steps = file_size_ratio_points(run)
-        if not steps.empty:
-            sizes.append(f"<h3>{where}</h3><p>Runs {_ids(members, FILE_SIZE)}.</p>" + "".join(
-                img(charts.ratio_against_size(part, f"Copy-on-write ÷ merge-on-read against the file size ({touched} touched)"),
-                    "copy-on-write ÷ merge-on-read against the file size", out, f"sizes-{name}-{_slug(touched)}")
-                for touched, part in steps.groupby("layout")) + table(size_table(steps)))
-        points = seed_claim_points(run)
-        if not points.empty:
-            claims.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX)}.</p>" + img(
-                charts.against_claims(points, "The hotfix at the seeds' size: measured against the seeds' claim"),
-                "measured update seconds against the seeds' claims", out, f"claims-{name}") + table(seed_claims(run)))
-        checked = cadence.checks(run)
-        if checked:
-            compaction.append(f"<h3>{where}</h3><p>Runs {_ids(members, COMPACTION_CADENCE, DEGRADATION)}.</p>" + table(cadence.checked_table(checked)))
-        races = writers.races(run)
-        if not races.empty:
-            several.append(f"<h3>{where}</h3><p>Runs {_ids(members, SEVERAL_WRITERS)}.</p>" + _writers(races, out, name)
-                           + table(pd.DataFrame(writers.claims(run))))
-        used, needed = hotfix_memory(run), memory_needed(run)
-        if not used.empty or not needed.empty:
-            memory.append(f"<h3>{where}</h3><p>Runs {_ids(members, HOTFIX, MEMORY_NEEDED)}.</p>" + (table(used) if not used.empty else "")
-                          + (f"<h4>The memory each needs</h4>{table(needed)}" if not needed.empty else ""))
-        reports.append(([folder / e.run_id for e, _ in members], out / name))
-        links.append(f'<li><a href="{name}/index.html">{where}</a>: the full report of runs {_ids(members)}</li>')
-    storages = _on_each_storage(folder, out)
+    groups = _groups(pairs, out)
+    parts = {f.id: [f"<h3>{g.where}</h3>{drawn}" for g in groups if (drawn := f.draw(g))] if f.draw else []
+             for f in FINDINGS}
+    parts["storage"] = _on_each_storage(folder, out)
+    reports = [([folder / e.run_id for e, _ in g.members], out / g.name) for g in groups]  # built after the page
+    links = [f'<li><a href="{g.name}/index.html">{g.where}</a>: the full report of runs {_ids(g.members)}</li>'
+             for g in groups]
     layouts: dict[tuple[tuple[str, str], str], list] = {}  # ((machine, storage), scale) -> its layouts' members
-    for (machine, storage, scale, _), members in groups.items():
-        layouts.setdefault(((machine, storage), scale), []).append(members)
+    for g in groups:
+        machine, storage, _ = group_of(*g.members[0])
+        layouts.setdefault(((machine, storage), g.run.scale), []).append(g.members)
     links += _every_layout(layouts, folder, out, reports)
-    claims += _model_at_the_seeds_size(layouts)
+    parts["claims"] += _model_at_the_seeds_size(layouts)
+    sections = "".join(f"<section id={f.id}><h2>{html.escape(f.heading, quote=False)}</h2>" + (f"<p>{html.escape(f.intro, quote=False)}</p>" if f.intro else "")
+                       + ("".join(parts[f.id]) or note(f.empty)) + "</section>" for f in FINDINGS)
     page = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>cowmor — findings</title>"
             f"<meta name=viewport content='width=device-width, initial-scale=1'><style>{CSS}</style></head><body>"
             "<header><h1>cowmor: what the reference runs found</h1>"
             f"<p>{len(pairs)} reference runs · generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC from "
-            "results/reference/ (no JVM needed)</p></header><main>"
-            "<section id=choice><h2>The choice for a workload</h2><p>Each seed workload measured whole: the dinner "
-            "peak (upsert batches, dashboard reads after each, then compaction) and the monthly settlements (a few "
-            "adjustments, very many reads), on every configuration and route. The cost per write at r reads per write "
-            "is a write's mean time + r x a read's + the compaction ÷ the writes of the cycle; the map colours the "
-            "cheapest configuration where it is cheapest in 90% of the resamples of the cycle's steps, grey where "
-            "it is too close to call, light grey where the cycle has fewer than 5 writes or reads. Dashed: the "
-            "seeds' own workloads (16 updates per read; 4,500 reads per write).</p>"
-            + ("".join(choices) or note("No reference run measured a workload's whole cycle yet.")) + "</section>"
-            "<section id=answers><h2>1. Copy-on-write or merge-on-read? The payments hotfix, per locate route</h2>"
-            f"<p>The update's time, copy-on-write ÷ merge-on-read (or ÷ deletion vectors): {html.escape(RATIO_NOTE)}; "
-            "above 1 merge-on-read is faster. The route is how the update found its rows: "
-            "<b>join</b> a MERGE from a keys table (no format prunes it), <b>pruned</b> literal keys, <b>index</b> "
-            "Hudi's record index. A verdict whose interval holds 1 is too close to call.</p>"
-            + ("".join(answers) or note("No reference run backs this answer yet.")) + "</section>"
-            "<section id=file-size><h2>2. Along the file size</h2><p>The same scattered update (a few rows, one in "
-            "each of some of the files) on files that grow 4x per step: copy-on-write rewrites every file a changed row "
-            "sits in, so its cost follows the file's bytes, while merge-on-read and deletion vectors write in proportion "
-            "to the rows. The ratio per route with its 95% interval.</p>"
-            + ("".join(sizes) or note("No reference run measured the file-size steps yet.")) + "</section>"
-            "<section id=storage><h2>3. On an object store</h2><p>The same hotfix on one machine's local disk and on an "
-            "S3 server (SeaweedFS, started by the run), with and without a delay per request like S3's: every file "
-            "a configuration writes or reads is requests there. Does merge-on-read's saving survive once requests "
-            "cost time? The ratio per route on each storage, then each configuration's update time and requests.</p>"
-            + ("".join(storages) or note("No reference run measured the object store yet.")) + "</section>"
-            "<section id=claims><h2>4. The seeds' claims at the seeds' own size</h2>"
-            "<p>The seeds reason about a table of 4,800 files of about 1.25 MB and 1,200 scattered rows: copy-on-write "
-            "rewrites about 6 GB in 8 minutes, merge-on-read writes about 4 MB in 12 seconds. Each update measured on "
-            "that table (the <code>seed</code> preset) beside the claim for its kind; every update changed exactly "
-            "the rows it targeted (checked against the generated data). The seeds' other claims (80 ms more per read "
-            "over 24 hours of changes; what several writers do) are not measured at this size by any reference run."
-            "</p>" + ("".join(claims) or note("No reference run measured the seeds' table yet.")) + "</section>"
-            "<section id=memory><h2>5. Memory</h2>" + ("".join(memory) or note("No reference run measured memory yet."))
-            + "</section><section id=compaction><h2>6. How often to compact</h2><p>The writes per compaction that "
-            "the degradation curve recommends for a workload's reads per write, checked by running the cycle at that "
-            "cadence and its neighbours (scenarios/test_compaction_cadence.py): each one's measured cost per write "
-            "beside the curve's, and the verdict.</p>"
-            + ("".join(compaction) or note("No reference run checked a compaction cadence yet."))
-            + "</section><section id=writers><h2>7. Several writers</h2><p>Writers racing on one table with its table "
-            "service beside them (docs/several-writers.md): what committed and what failed against the number of "
-            "writers, and the seeds' four claims decided on the causes of the failures.</p>"
-            + ("".join(several) or note("No reference run raced several writers yet."))
-            + "</section><section id=runs><h2>8. The reference runs</h2>" + _manifest(pairs, folder)
+            "results/reference/ (no JVM needed)</p></header><main>" + sections
+            + "<section id=runs><h2>8. The reference runs</h2>" + _manifest(pairs, folder)
             + "<ul>" + "".join(links) + "</ul>" + _grids(folder, out) + "</section></main></body></html>")
     (out / "index.html").write_text(page)
     progress(f"page: {out / 'index.html'}; now the {len(reports)} full reports it links")

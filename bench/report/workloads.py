@@ -154,6 +154,11 @@ def cycle_table(items: list[WorkloadSamples]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def reads_text(ratio: float) -> str:
+    """Reads per write as a reader says them: ``0.0631``, ``1.58``, ``3,981``, ``10,000``."""
+    return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
+
+
 def _spread(values: list[float]) -> str:
     return f"{np.mean(values):.2f} ({min(values):.2f}–{max(values):.2f})"
 
@@ -175,8 +180,7 @@ def at_seed_ratios(frame: pd.DataFrame, merges_on_read: Callable[[str], bool] | 
             verdict = f"{near.cheapest}: {near.contenders}" if undecided else near.cheapest
             claim, wants_mor = SEED_CLAIMS[label]
             decided = near.cheapest if undecided else "holds" if merges(near.cheapest) == wants_mor else "does not hold"
-            rows.append({"workload": label, "route": route, "at reads per write": f"{near.reads_per_write:,.0f}" if near.reads_per_write >= 100
-                         else f"{near.reads_per_write:.3g}",
+            rows.append({"workload": label, "route": route, "at reads per write": reads_text(near.reads_per_write),
                          "cheapest": verdict, "share of resamples": f"{near.share:.0%}",
                          "the seeds' claim": claim, "claim": decided, "run": run})
     return pd.DataFrame(rows)
@@ -192,6 +196,6 @@ def sentence(frame: pd.DataFrame) -> str:
                 spans.append((start, ratio, current))
                 start, current = ratio, cheapest
         spans.append((start, part.reads_per_write.iloc[-1], current))
-        text = "; ".join(f"{c} from {a:,.3g} to {b:,.3g} reads per write" for a, b, c in spans)
+        text = "; ".join(f"{c} from {reads_text(a)} to {reads_text(b)} reads per write" for a, b, c in spans)
         out.append(f"{workload}, {route}: {text}.")
     return " ".join(out)
