@@ -297,4 +297,5 @@ def test_the_readme_is_a_front_page():
     """The answer first, within 8 KB: the big grids are on the findings page, in docs/ and in their CSVs."""
     text = (ROOT / "README.md").read_text()
     assert len(text.encode()) <= 8 * 1024
+    assert all(len(path.read_bytes()) <= 40 * 1024 for path in doc_files()), "a doc over 40 KB: move its grids out"
     assert text.index("## The answer") < text.index("## Two commands")
