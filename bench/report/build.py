@@ -26,11 +26,11 @@ from bench.report.model import UserTable
 from bench.report.sections import choice, concurrency, growth, replica, writers
 from bench.report.sections import engines as engine_view
 from bench.report.sections import locate as locate_view
-from bench.report.sections.break_even import section_break_even
+from bench.report.sections.break_even import recommendations, section_break_even
 from bench.report.sections.file_size import section_file_size
 from bench.report.sections.memory import section_memory
 from bench.report.sections.money import parse_prices, section_money
-from bench.report.sections.over_time import read_optimized_staleness, section_over_time
+from bench.report.sections.over_time import degradation_rates, read_optimized_staleness, section_over_time
 from bench.report.sections.read import section_read, section_settlements
 from bench.report.sections.runs import section_compare, section_trend
 from bench.report.sections.storage import section_storage
@@ -87,8 +87,7 @@ class Aggregate:
     all_reads: pd.DataFrame
     reads: pd.DataFrame  # Spark's (the reference engine's) reads of supported configurations
     costs: dict[str, Costs]
-    over_time: str
-    breakeven: str
+    samples: dict[str, confidence.CostSamples]
     recs: pd.DataFrame
     claims: pd.DataFrame
     located: list[locate_mod.Located]
@@ -111,19 +110,17 @@ def aggregate(runs: list[load.Run], run: load.Run, extra: list, out: Path, table
     ops, all_reads = load.operations(run), load.reads(run)
     reads = all_reads[(all_reads.engine == REFERENCE_ENGINE) & all_reads.unsupported.isna()]
     costs = costs_of(ops, reads) if not ops.empty else {}
-    over_time, rates = section_over_time(run, out)
+    rates = degradation_rates(run)
     samples = confidence.samples_of(run, reads)
     profiles = [*SEED_PROFILES, *extra]
-    breakeven, recs = section_break_even(costs, samples, profiles, out, run.matrix, run) if costs else (_note(
-        "nothing to model: the break-even prices the payments hotfix's update with the reads after it, and this run has "
-        "none; section 2 prices each workload measured whole"), pd.DataFrame())
+    recs = recommendations(samples, profiles, run.matrix, run) if costs else pd.DataFrame()
     claims = pd.DataFrame([vars(c) for c in claims_mod.check(ops, costs, rates, read_optimized_staleness(run), samples, run.matrix,
                                                              workloads.samples(run))]
                           + concurrency.claims(run) + writers.claims(run))
     verdict_rows = pd.DataFrame(verdicts(run, ops, costs)) if not ops.empty else pd.DataFrame()
     parts = [frame for frame in (ops.assign(kind="operation"), all_reads.assign(kind="read")) if not frame.empty]
     csv = pd.concat(parts, ignore_index=True) if not ops.empty else ops
-    return Aggregate(runs, run, ops, all_reads, reads, costs, over_time, breakeven, recs, claims, locate_mod.located(run),
+    return Aggregate(runs, run, ops, all_reads, reads, costs, samples, recs, claims, locate_mod.located(run),
                      verdict_rows, csv, profiles, tables, prices, out)
 
 
@@ -159,9 +156,9 @@ SECTIONS = (
     Section("read", "Read cost", lambda a: section_read(a.reads[a.reads.operation.isin(["update", "compaction"])], a.out)
             + section_settlements(a.run)),
     Section("engines", "Engines", lambda a: engine_view.section_engines(a.run, a.ops, a.all_reads, a.profiles, a.out)),
-    Section("time", "Over time", lambda a: a.over_time + cadence.section(a.run, a.workloads, a.out)
+    Section("time", "Over time", lambda a: section_over_time(a.run, a.out) + cadence.section(a.run, a.workloads, a.out)
             + concurrency.section(a.run) + writers.section(a.run, a.out)),
-    Section("breakeven", "Break-even and recommendation", lambda a: a.breakeven + section_money(
+    Section("breakeven", "Break-even and recommendation", lambda a: section_break_even(a.costs, a.samples, a.profiles, a.out, a.run.matrix, a.recs) + section_money(
         a.ops, a.reads, a.profiles, a.prices, int((a.run.env.machine.cpus if a.run.env.machine else None) or 1))),
     Section("replica", "Your table, from its replicas", lambda a: replica.section(a.runs)),
     Section("claims", "Claims check", lambda a: _table(a.claims)),

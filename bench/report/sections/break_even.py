@@ -20,10 +20,33 @@ from bench.results import load
 from bench.results.contract import Matrix
 
 
+def recommendations(samples: dict[str, confidence.CostSamples], profiles: list[Profile], matrix: Matrix,
+                    run: load.Run | None = None) -> pd.DataFrame:
+    """Each workload profile priced on the run: the recommended configuration with its share of resamples, what
+    priced it, and whether the seed's own choice agrees (the first screen and this section both show it)."""
+    recs = []
+    for pp in profiles_mod.priced(run, samples, profiles) if run is not None else \
+            [profiles_mod.PricedProfile(p, samples, "payments hotfix") for p in profiles]:
+        p = pp.profile
+        [v], _, _ = confidence.simulate(pp.samples, [p], [], p.writes_per_compaction)
+        ranked = recommend([s.point() for s in pp.samples.values()], p)
+        best = ranked[0]
+        recs.append({"workload": p.name, "reads per write": f"{p.reads_per_write:,.4g}",
+                     "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": v.text(),
+                     "cheapest in": ", ".join(f"{c} {share:.0%}" for c, share in v.ranked if share > 0),
+                     "seed chose": p.seed_choice or "–",
+                     "measurement": profiles_mod.agreement(p.seed_choice, v.ranked[0][0] if v.shares else None, v.decided
+                                                           if v.shares else False, matrix.merges_on_read),
+                     "cost per write cycle (medians)": f"{best[0]} {best[1]:,.2f} s", "priced by": pp.basis,
+                     "source": p.source})
+    return pd.DataFrame(recs)
+
+
 def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.CostSamples], profiles: list[Profile],
-                       out: Path, matrix: Matrix, run: load.Run | None = None) -> tuple[str, pd.DataFrame]:
+                       out: Path, matrix: Matrix, recs: pd.DataFrame) -> str:
     if len(costs) < 1:
-        return _note("no configuration with both an update and reads measured"), pd.DataFrame()
+        return _note("nothing to model: the break-even prices the payments hotfix's update with the reads after it, and "
+                     "this run has none; section 2 prices each workload measured whole")
     k_default = 10
     ratios = [10 ** (i / 10) for i in range(-20, 61)]
     curves = pd.DataFrame([{"config_id": c.config_id, "reads_per_write": r, "seconds": c.total(r, k_default)}
@@ -43,21 +66,6 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
         if b.point:
             crossings.append((b.point, cow.total(b.point, k_default), f"{b.pair[0]} = {b.pair[1]} at {b.point:,.0f}"))
     chart = charts.break_even_lines(curves, crossings, [(p.name, p.reads_per_write) for p in profiles], bands)
-    recs = []
-    for pp in profiles_mod.priced(run, samples, profiles) if run is not None else \
-            [profiles_mod.PricedProfile(p, samples, "payments hotfix") for p in profiles]:
-        p = pp.profile
-        [v], _, _ = confidence.simulate(pp.samples, [p], [], p.writes_per_compaction)
-        ranked = recommend([s.point() for s in pp.samples.values()], p)
-        best = ranked[0]
-        recs.append({"workload": p.name, "reads per write": f"{p.reads_per_write:,.4g}",
-                     "writes per compaction": f"{p.writes_per_compaction:,.0f}", "recommended": v.text(),
-                     "cheapest in": ", ".join(f"{c} {share:.0%}" for c, share in v.ranked if share > 0),
-                     "seed chose": p.seed_choice or "–",
-                     "measurement": profiles_mod.agreement(p.seed_choice, v.ranked[0][0] if v.shares else None, v.decided
-                                                           if v.shares else False, matrix.merges_on_read),
-                     "cost per write cycle (medians)": f"{best[0]} {best[1]:,.2f} s", "priced by": pp.basis,
-                     "source": p.source})
     inputs = pd.DataFrame([{"configuration": c.config_id, "W update s": f"{c.write_s:.3f}", "R read s": f"{c.read_s:.3f}",
                             "C compaction s": f"{c.compaction_s:.3f}",
                             "read after compaction s": f"{c.read_after_compaction_s:.3f}" if c.read_after_compaction_s else "–",
@@ -70,7 +78,7 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
                "latency after the update (the un-compacted state: an upper bound for merge-on-read between compactions), "
                "C = median compaction (0 for copy-on-write). Break-even r* = (W_a + C_a/k − W_b − C_b/k) / (R_b − R_a).")
     html_parts = [_img(chart, "break-even", out, "break_even"), "<h3>Break-even per pair</h3>", _table(pd.DataFrame(pairs)) if pairs else _note("no CoW/MoR pair measured"),
-                  "<h3>Recommendation per workload</h3>", _table(pd.DataFrame(recs)), "<h3>Model inputs</h3>", _table(inputs),
+                  "<h3>Recommendation per workload</h3>", _table(recs), "<h3>Model inputs</h3>", _table(inputs),
                   f'<p class="formula">{html.escape(formula)}</p>',
                   _note(f"Uncertainty: the rounds behind W, R and C are resampled together ({uncertainty.RESAMPLES} bootstrap "
                         "resamples) and T(r), every break-even and every recommendation recomputed; bands in the chart are "
@@ -82,4 +90,4 @@ def section_break_even(costs: dict[str, Costs], samples: dict[str, confidence.Co
                         "adjustment batches and read mix. Otherwise, and for the break-even chart, the payments hotfix's W, R "
                         "and C stand in. 'Seed chose' is the seed's own answer for that workload; 'measurement' says whether "
                         "the measured recommendation agrees (undecided where it is too close to call).")]
-    return "".join(html_parts), pd.DataFrame(recs)
+    return "".join(html_parts)

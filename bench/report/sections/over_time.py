@@ -16,18 +16,26 @@ from bench.results.contract import DEGRADATION, DINNER_PEAK, Record
 from bench.results.schema import DegradationSequence, DinnerPeakSequence
 
 
-def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
-    """Read latency against un-compacted batches (dinner peak, degradation), rates, recovery, staleness."""
-    rows, rates, extras = [], {}, []
-    sequences: list[tuple[Record, DinnerPeakSequence | DegradationSequence]] = \
-        [(r, r.view(DinnerPeakSequence)) for r in run.records(DINNER_PEAK)] + \
+def _sequences(run: load.Run) -> list[tuple[Record, DinnerPeakSequence | DegradationSequence]]:
+    return [(r, r.view(DinnerPeakSequence)) for r in run.records(DINNER_PEAK)] + \
         [(r, r.view(DegradationSequence)) for r in run.records(DEGRADATION)]
-    for r, x in sequences:
+
+
+def degradation_rates(run: load.Run) -> dict[str, float]:
+    """Configuration -> how much a read slows per un-compacted batch (the claims check reads it): the degradation
+    scenario's where it ran, else the dinner peak's."""
+    rates = {(r.scenario, r.config_id): x.degradation_rate or 0.0 for r, x in _sequences(run)}
+    return {c: v for (sc, c), v in rates.items() if sc == DEGRADATION} or {c: v for (_, c), v in rates.items()}
+
+
+def section_over_time(run: load.Run, out: Path) -> str:
+    """Read latency against un-compacted batches (dinner peak, degradation), rates, recovery, staleness."""
+    rows, extras = [], []
+    for r, x in _sequences(run):
         steps: list[tuple[int | None, float | None]] = [(s.batch, s.read_s) for s in x.series]
         if isinstance(x, DegradationSequence):
             steps.insert(0, (0, x.read_before_s))
         rows += [{"config_id": r.config_id, "scenario": r.scenario, "batch": batch, "read_s": read_s} for batch, read_s in steps]
-        rates[f"{r.scenario}:{r.config_id}"] = x.degradation_rate or 0.0
         compaction_s, skipped = (x.recovery.compaction_s, x.recovery.skipped) if isinstance(x, DegradationSequence) else \
             ((x.compaction.seconds, x.compaction.skipped) if x.compaction else (None, None))
         ro = [s.read_optimized for s in x.series if s.read_optimized is not None]
@@ -43,7 +51,7 @@ def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
                            f"{sum(v.rows_not_yet_visible or 0 for v in ro)} of {sum(v.rows_in_batch or 0 for v in ro)}" if ro else "–"})
     if not rows:
         return _note("No sequence scenario (dinner peak / degradation) in these runs: run "
-                     "scenarios/test_degradation.py or test_dinner_peak.py to draw the curve."), {}
+                     "scenarios/test_degradation.py or test_dinner_peak.py to draw the curve.")
     frame = pd.DataFrame(rows)
     parts = []
     for scenario, group in frame.groupby("scenario"):
@@ -52,8 +60,7 @@ def section_over_time(run: load.Run, out: Path) -> tuple[str, dict[str, float]]:
     parts.append(_table(pd.DataFrame(extras)))
     parts.append(_note("Degradation rate (LST-Bench): the mean relative change of the read latency between consecutive "
                        "measurements. Recovery: read latency after compaction divided by the latency before any batch."))
-    return "".join(parts), {k.split(":", 1)[1]: v for k, v in rates.items() if k.startswith("degradation:")} or \
-        {k.split(":", 1)[1]: v for k, v in rates.items()}
+    return "".join(parts)
 
 
 def read_optimized_staleness(run: load.Run) -> dict[str, float] | None:
