@@ -341,10 +341,18 @@ def _writers(races: pd.DataFrame, out: Path, name: str) -> str:
                "committed batches and failed attempts against writers", out, f"writers-{name}")
 
 
+def _measured(run: load.Run) -> str:
+    """``2,493 s, 75% measured``: the run's wall and the share of it inside timed regions (its time_breakdown.json)."""
+    spent = run.time_breakdown
+    return f"{spent.wall_s:,.0f} s, {spent.measured_share:.0%} measured" if spent and spent.wall_s else "not recorded"
+
+
 def _manifest(pairs: list, folder: Path) -> str:
+    """Every reference run: what made it, where, what it backs, and how much of its wall was measurement."""
     rows = [{"run id": e.run_id, "command": e.command, "commit": (e.commit or "?")[:10], "machine": e.machine_label,
              "storage": e.storage, "scale": e.scale, "backs": ", ".join(e.backs),
+             "wall, measured": _measured(run),
              "size": f"{sum(p.stat().st_size for p in (folder / e.run_id).iterdir()) / 2**20:.1f} MB"}
-            for e, _ in pairs]
+            for e, run in pairs]
     return table(pd.DataFrame(rows)) if rows else note("The reference set is empty.")
 
