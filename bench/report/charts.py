@@ -72,11 +72,11 @@ def grouped_bars(frame: pd.DataFrame, x: str, y: str, hue: str, title: str, ylab
 
 
 def by_storage(samples: pd.DataFrame, title: str) -> bytes:
-    """Each configuration's round timings per storage: the median, and its bootstrapped 95% interval as the bar."""
+    """Each configuration's round timings per storage: the median, and the rounds' range as the bar (a storage's few
+    rounds make a range, not a 95% interval)."""
     fig, ax = plt.subplots(figsize=(8.5, 3.6))
-    sns.barplot(samples, x="config_id", y="seconds", hue="storage", estimator="median", errorbar=("ci", 95),
-                n_boot=2000, seed=0, ax=ax)
-    ax.set(xlabel="", ylabel="seconds (median, 95% CI)", title=title)
+    sns.barplot(samples, x="config_id", y="seconds", hue="storage", estimator="median", errorbar=("pi", 100), ax=ax)
+    ax.set(xlabel="", ylabel="seconds (median; bar: min–max of rounds)", title=title)
     ax.tick_params(axis="x", labelrotation=20)
     ax.legend(fontsize=8, title=None)
     return _png(fig)
