@@ -151,16 +151,26 @@ def user_table(t: UserTable, fitted: dict[str, ConfigModel]) -> tuple[pd.DataFra
 def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None = None) -> str:
     steps = steps_table(run)
     if steps.empty:
-        routes_taken = sorted({r.route for r in run.records(FILE_SIZE, route=None)})
-        if routes_taken:  # the steps, the model and its reads and compactions are laid out against the baseline route
-            return note(f"The file-size steps in this run took only the {', '.join(routes_taken)} route: this section and its "
-                        "cost model are built on the join route's steps (the baseline, which measures the reads after "
-                        "the update and the compaction). Run scenarios/test_file_size.py with `--routes join,"
-                        f"{','.join(routes_taken)}`, or report this run together with one that has the join's.")
-        return note("No file-size steps in this run: run scenarios/test_file_size.py (part of the default run) to see "
-                    "how copy-on-write's cost follows the size of its files.")
+        return _without_steps(run)
     by_route = {route: models(run, route) for route in routes_of(run)}
     fitted = by_route.get("join") or next(iter(by_route.values()), {})
+    return (_steps(run, steps, out) + _model_checked(by_route) + _blind(fitted) + _seeds_table(run, by_route)
+            + "".join(_your_table(t, by_route, fitted) for t in tables or []))
+
+
+def _without_steps(run: load.Run) -> str:
+    routes_taken = sorted({r.route for r in run.records(FILE_SIZE, route=None)})
+    if routes_taken:  # the steps, the model and its reads and compactions are laid out against the baseline route
+        return note(f"The file-size steps in this run took only the {', '.join(routes_taken)} route: this section and its "
+                    "cost model are built on the join route's steps (the baseline, which measures the reads after "
+                    "the update and the compaction). Run scenarios/test_file_size.py with `--routes join,"
+                    f"{','.join(routes_taken)}`, or report this run together with one that has the join's.")
+    return note("No file-size steps in this run: run scenarios/test_file_size.py (part of the default run) to see "
+                "how copy-on-write's cost follows the size of its files.")
+
+
+def _steps(run: load.Run, steps: pd.DataFrame, out: Path) -> str:
+    """The steps as measured: the chart of the first layout, a table per figure, copy-on-write ÷ merge-on-read."""
     layouts = list(dict.fromkeys(steps["layout"]))  # the first recorded layout is the chart's
     index = ["configuration", "layout"] if len(layouts) > 1 else "configuration"
     chart = charts.series(steps[steps["layout"] == layouts[0]].rename(columns={"file MB": "file_mb", "configuration": "config_id"}),
@@ -184,50 +194,64 @@ def section_file_size(run: load.Run, out: Path, tables: list[UserTable] | None =
                                  values="time ratio", aggfunc="first")
         wide = wide[sorted(wide.columns, key=float)].rename_axis(columns=None).reset_index()
         parts += ["<h4>copy-on-write ÷ merge-on-read update time</h4>", table(wide)]
-    checks = pd.concat([_checks(f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
-    if not checks.empty:
-        parts += ["<h3>The cost model, checked on a point it did not see</h3>", table(checks),
-                  note("Per configuration, y = a + Σ b·x with every coefficient ≥ 0, fitted on the medians of every measured "
-                       "update (file-size steps, the hotfix, table growth and the sweep where present); 95% intervals from "
-                       "refitting on 1,000 bootstrap resamples of each point's rounds. The check refits without the point with "
-                       "the largest files and predicts it; 'MISSED' means the prediction's interval does not meet the "
-                       "measured rounds. Its interval is one new measurement's: the coefficients' refits times the relative "
-                       "errors of the fit and of every point's rounds. The update's drivers: the files it touches, the "
-                       "partitions they lie in (where the hotfix on two more layouts tells them apart), the MB in those "
-                       "files and, per locate route, the bytes its search goes through (the whole table for a join, the "
-                       "touched files for literal keys or an index); the reads after it and compaction come from the baseline route (join). At the file-size steps "
-                       "the table holds twice the bytes of the touched files, so only the hotfix's points (a third of the "
-                       "files touched) or a second layout (`--param file_size_files=8 --param file_size_touched=1`) "
-                       "separate the table's bytes from the touched files'.")]
-    seed = pd.concat([seeds(run, f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
-    blind = sorted({d for m in fitted.values() for d in m.unidentified if d not in ("locate_bytes", "partitions_touched")})
-    if blind:
-        parts.append(f'<p class="warn">The update model cannot tell {", ".join(UNITS[d][1] for d in blind)} from the '
-                     "constant term in these runs (it never varies): predictions for tables that differ in it assume it "
-                     "costs nothing extra. Report this run together with a payments-hotfix run (`report RUN_A RUN_B`) to "
-                     "separate them.</p>")
-    if not seed.empty:
-        parts += ["<h3>The seeds' table, predicted</h3>", table(seed),
-                  note("Reach: how far the prediction lies beyond the largest measured point (ratio of the driver to its "
-                       "largest measured value); far beyond 1x the interval is the model's, not the world's: measured at the seeds' "
-                       "own size on one machine, 10x beyond the `small` points, the updates came out between 0.5x and "
-                       "1.5x of these predictions (docs/scenarios.md), so read them as a factor of two either way. The seeds' "
-                       "figures were measured on their authors' clusters and object stores, these predictions on this "
-                       "machine's local disk: compare the ratios between configurations, not the seconds. "
-                       + partitions_note([m for f in by_route.values() for m in f.values()]))]
-    for t in tables or []:
-        frame, verdict, reach = user_table(t, by_route.get(t.route) or fitted)
-        if t.route not in by_route:
-            verdict += f" (no run measured the {t.route} route: the join route's model is used)"
-        warn = (f'<p class="warn">{html.escape(t.name)} lies outside the measured range (up to {reach:,.0f}x the largest '
-                "measured point): the prediction is an extrapolation.</p>") if reach > 1.5 else ""
-        parts += [f"<h3>Your table: {html.escape(t.name)}</h3>",
-                  note(f"{t.files:,.0f} files of {t.file_mb:g} MB in {_partitions(t)}, {t.rows_per_update:,.0f} rows per update, "
-                       f"{t.updates_per_day:g} updates and {t.reads_per_day:,.0f} reads a day, compaction every "
-                       f"{t.writes_per_compaction:g} writes, rows found by the {t.route} route. Recommended: {verdict}. "
-                       + partitions_note(list((by_route.get(t.route) or fitted).values()))),
-                  warn, table(frame)]
     return "".join(parts)
+
+
+def _model_checked(by_route: dict[str, dict[str, ConfigModel]]) -> str:
+    checks = pd.concat([_checks(f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
+    if checks.empty:
+        return ""
+    return ("<h3>The cost model, checked on a point it did not see</h3>" + table(checks)
+            + note("Per configuration, y = a + Σ b·x with every coefficient ≥ 0, fitted on the medians of every measured "
+                   "update (file-size steps, the hotfix, table growth and the sweep where present); 95% intervals from "
+                   f"refitting on {uncertainty.RESAMPLES:,} bootstrap resamples of each point's rounds. The check refits "
+                   "without the point with the largest files and predicts it; 'MISSED' means the prediction's interval "
+                   "does not meet the measured rounds. Its interval is one new measurement's: the coefficients' refits "
+                   "times the relative errors of the fit and of every point's rounds. The update's drivers: the files it "
+                   "touches, the partitions they lie in (where the hotfix on two more layouts tells them apart), the MB "
+                   "in those files and, per locate route, the bytes its search goes through (the whole table for a join, "
+                   "the touched files for literal keys or an index); the reads after it and compaction come from the "
+                   "baseline route (join). At the file-size steps the table holds twice the bytes of the touched files, "
+                   "so only the hotfix's points (a third of the files touched) or a second layout (`--param "
+                   "file_size_files=8 --param file_size_touched=1`) separate the table's bytes from the touched files'."))
+
+
+def _blind(fitted: dict[str, ConfigModel]) -> str:
+    blind = sorted({d for m in fitted.values() for d in m.unidentified if d not in ("locate_bytes", "partitions_touched")})
+    if not blind:
+        return ""
+    return (f'<p class="warn">The update model cannot tell {", ".join(UNITS[d][1] for d in blind)} from the '
+            "constant term in these runs (it never varies): predictions for tables that differ in it assume it "
+            "costs nothing extra. Report this run together with a payments-hotfix run (`report RUN_A RUN_B`) to "
+            "separate them.</p>")
+
+
+def _seeds_table(run: load.Run, by_route: dict[str, dict[str, ConfigModel]]) -> str:
+    seed = pd.concat([seeds(run, f) for f in by_route.values()], ignore_index=True) if by_route else pd.DataFrame()
+    if seed.empty:
+        return ""
+    return ("<h3>The seeds' table, predicted</h3>" + table(seed)
+            + note("Reach: how far the prediction lies beyond the largest measured point (ratio of the driver to its "
+                   "largest measured value); far beyond 1x the interval is the model's, not the world's: measured at the "
+                   "seeds' own size on one machine, 10x beyond the `small` points, the updates came out between 0.5x and "
+                   "1.5x of these predictions (docs/scenarios.md), so read them as a factor of two either way. The seeds' "
+                   "figures were measured on their authors' clusters and object stores, these predictions on this "
+                   "machine's local disk: compare the ratios between configurations, not the seconds. "
+                   + partitions_note([m for f in by_route.values() for m in f.values()])))
+
+
+def _your_table(t: UserTable, by_route: dict[str, dict[str, ConfigModel]], fitted: dict[str, ConfigModel]) -> str:
+    frame, verdict, reach = user_table(t, by_route.get(t.route) or fitted)
+    if t.route not in by_route:
+        verdict += f" (no run measured the {t.route} route: the join route's model is used)"
+    warn = (f'<p class="warn">{html.escape(t.name)} lies outside the measured range (up to {reach:,.0f}x the largest '
+            "measured point): the prediction is an extrapolation.</p>") if reach > 1.5 else ""
+    return (f"<h3>Your table: {html.escape(t.name)}</h3>"
+            + note(f"{t.files:,.0f} files of {t.file_mb:g} MB in {_partitions(t)}, {t.rows_per_update:,.0f} rows per update, "
+                   f"{t.updates_per_day:g} updates and {t.reads_per_day:,.0f} reads a day, compaction every "
+                   f"{t.writes_per_compaction:g} writes, rows found by the {t.route} route. Recommended: {verdict}. "
+                   + partitions_note(list((by_route.get(t.route) or fitted).values())))
+            + warn + table(frame))
 
 
 def table_text(t: UserTable, fitted: dict[str, ConfigModel]) -> str:
