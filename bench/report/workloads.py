@@ -189,7 +189,8 @@ def at_seed_ratios(frame: pd.DataFrame, merges_on_read: Callable[[str], bool] | 
 def sentence(frame: pd.DataFrame) -> str:
     """The map in one generated sentence per workload and route: who is cheapest where, and where it flips."""
     out = []
-    for (workload, route), part in frame.groupby(["workload", "route"], sort=True):
+    ordered = frame.sort_values(["order", "workload", "route"], kind="stable") if "order" in frame else frame.sort_values(["workload", "route"])
+    for (workload, route), part in ordered.groupby(["workload", "route"], sort=False):  # a sweep's points by share
         spans, start, current = [], part.reads_per_write.iloc[0], part.cheapest.iloc[0]
         for ratio, cheapest in zip(part.reads_per_write.iloc[1:], part.cheapest.iloc[1:]):
             if cheapest != current:
