@@ -120,8 +120,7 @@ HUDI_CLAIMED = (1.3, 3.2)  # LHBench's TPC-DS refresh: MoR merges ~1.3x faster t
 def _hudi_from_cycles(text: str, cycles: list[WorkloadSamples]) -> Claim:
     """The claim on the dinner peak measured whole (upserts, the dashboards after each): per route, Hudi MoR's upsert
     and read against CoW's, each a ratio with what its steps support, decided on the claimed magnitudes."""
-    pairs = [(c, m) for c, m in _cycle_pairs([s for s in cycles if s.scenario == DINNER_PEAK], Matrix.from_ids(["hudi-cow", "hudi-mor"]))
-             if c.config_id == "hudi-cow" and m.config_id == "hudi-mor"]
+    pairs = _cycle_pairs([s for s in cycles if s.scenario == DINNER_PEAK], Matrix.from_ids(["hudi-cow", "hudi-mor"]))
     if not pairs:
         return Claim(text, LHBENCH, "hudi-cow/hudi-mor not measured in this run (see skipped configurations)", UNMEASURABLE)
     rng, parts, verdicts = np.random.default_rng(0), [], []

@@ -7,6 +7,7 @@ rewritten. Each table names its runs by run id and machine; runs of different ma
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import textwrap
@@ -25,7 +26,7 @@ from bench.report.sections import writers
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, LOCAL_DISK, MEMORY_NEEDED, Run
-from bench.results.reference import REFERENCE_DIR, Entry, backing
+from bench.results.reference import REFERENCE_DIR, Entry, backing, stamp
 from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
@@ -548,11 +549,23 @@ class Part:
 
 
 def parts(name: str, folder: Path = REFERENCE_DIR) -> list[Part]:
-    """Figure ``name``'s tables, one per machine (and storage and layout, or as its ``Across`` gathers them).
+    """Figure ``name``'s tables, one per machine (and storage and layout, or as its ``Across`` gathers them), each
+    computed once while the reference set is unchanged (its block and its CSV read the same tables).
 
     Raises:
         KeyError: no such figure.
     """
+    if name not in ACROSS and name not in FIGURES:
+        raise KeyError(name)
+    return list(_parts(name, folder, stamp(folder)))
+
+
+@functools.lru_cache(maxsize=64)
+def _parts(name: str, folder: Path, _: tuple) -> tuple[Part, ...]:
+    return tuple(_computed(name, folder))
+
+
+def _computed(name: str, folder: Path) -> list[Part]:
     if name in ACROSS:
         figure = ACROSS[name]
         groups = across_groups(figure.over, backing(figure.source, folder))
@@ -592,7 +605,7 @@ def _body(table: pd.DataFrame | str) -> str:
 def fits(markdown: str) -> bool:
     """Within what a figure block in Markdown may hold (``MAX_ROWS`` table rows, ``MAX_BYTES``, ``MAX_LINE``)."""
     lines = markdown.splitlines()
-    rows = sum(1 for line in lines if line.startswith("| ") and not line.startswith("|---")) - markdown.count("\n|---")
+    rows = sum(line.startswith("| ") for line in lines) - sum(line.startswith("|---") for line in lines)  # less headers
     return rows <= MAX_ROWS and len(markdown.encode()) <= MAX_BYTES and max(map(len, lines), default=0) <= MAX_LINE
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.core.units import human_bytes
-from bench.results.contract import HOTFIX, Record, load_run
-from bench.results.reference import REFERENCE_DIR, load_manifest
+from bench.results.contract import HOTFIX, Record
+from bench.results.reference import REFERENCE_DIR, runs
 from bench.results.schema import HotfixUpdate
 
 INLINE = re.compile(r"(<!-- value:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /value -->)")
@@ -53,10 +53,10 @@ def value(name: str, folder: Path = REFERENCE_DIR) -> str:
         KeyError: no such value, or its run is not in the reference set, or the run holds no such record.
     """
     spec = VALUES[name]
-    if spec.run_id not in {e.run_id for e in load_manifest(folder)}:
+    run = {e.run_id: run for e, run in runs(folder)}.get(spec.run_id)
+    if run is None:
         raise KeyError(f"value {name}: run {spec.run_id} is not in the reference set")
-    records = [r for r in load_run(folder / spec.run_id).records(spec.scenario, spec.operation, route=spec.route)
-               if r.config_id == spec.config_id]
+    records = [r for r in run.records(spec.scenario, spec.operation, route=spec.route) if r.config_id == spec.config_id]
     if not records:
         raise KeyError(f"value {name}: run {spec.run_id} holds no {spec.scenario} {spec.operation} of {spec.config_id} ({spec.route})")
     return spec.read(records[0])

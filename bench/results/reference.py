@@ -147,6 +147,13 @@ def runs(folder: Path = REFERENCE_DIR) -> list[tuple[Entry, Run]]:
     return [(e, _loaded(folder / e.run_id, _stamp(folder / e.run_id))) for e in entries]
 
 
+def stamp(folder: Path = REFERENCE_DIR) -> tuple:
+    """What changes when the reference set does: the manifest's bytes and each listed run's files (``_stamp``)."""
+    manifest = folder / MANIFEST
+    return (manifest.read_bytes() if manifest.exists() else b"",
+            tuple(_stamp(folder / e.run_id) for e in load_manifest(folder)))
+
+
 def _stamp(run_dir: Path) -> tuple:
     """What changes when a run folder's files do: each file's name, size and modification time."""
     return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(run_dir.glob("*")) if p.is_file()) \
