@@ -393,8 +393,7 @@ def summary_excerpt(run: Run) -> str:
 
 def workload_choice(run: Run) -> pd.DataFrame:
     """The decision map read at the seeds' own workloads: the cheapest configuration per route, or why none is."""
-    read = workloads.at_seed_ratios(workloads.decision_map(workloads.samples(run)), run.matrix.merges_on_read)
-    return read.drop(columns=["run"]) if "run" in read else read  # the caption names the runs
+    return workloads.seeds_reading(run)
 
 
 FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {

@@ -200,3 +200,10 @@ def sentence(frame: pd.DataFrame) -> str:
         text = "; ".join(f"{c} from {reads_text(a)} to {reads_text(b)} reads per write" for a, b, c in spans)
         out.append(f"{workload}, {route}: {text}.")
     return " ".join(out)
+
+
+def seeds_reading(run: Run) -> pd.DataFrame:
+    """The run's cycles read at the seeds' own workloads (``at_seed_ratios``), without the run column: the page that
+    shows it names its runs (the report's first screen, the README's figure)."""
+    read = at_seed_ratios(decision_map(samples(run)), run.matrix.merges_on_read)
+    return read.drop(columns=["run"]) if "run" in read else read

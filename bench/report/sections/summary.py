@@ -50,12 +50,11 @@ ANSWER_COLUMNS = ["workload", "recommended", "cheapest in", "priced by", "measur
 def _whole_cycles(run: load.Run) -> str:
     """Where no hotfix prices the model: the workloads measured whole, read at the seeds' reads per write (section
     2 draws their map), or why nothing could be priced."""
-    cycles = workloads.samples(run)
-    read = workloads.at_seed_ratios(workloads.decision_map(cycles), run.matrix.merges_on_read) if cycles else pd.DataFrame()
+    read = workloads.seeds_reading(run)
     if read.empty:
         return _note("no workload could be priced: no hotfix update with reads after it, and no dinner peak or "
                      "settlements cycle with two configurations of one route")
-    return _table(read.drop(columns=["run"])) + _note("Each workload measured whole (writes, the reads after them, "
+    return _table(read) + _note("Each workload measured whole (writes, the reads after them, "
                                                       "compaction), read at the seeds' reads per write; section 2, "
                                                       "'The choice for a workload', draws the map along all of them.")
 
