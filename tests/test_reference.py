@@ -176,6 +176,30 @@ def test_the_seeds_claims_sit_beside_each_update_measured_on_their_table():
     assert figures.seed_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m2")).empty
 
 
+def test_the_seeds_read_toll_is_decided_against_its_copy_on_write_control():
+    """Merge-on-read's +80 ms a read, from the dashboards read before and after each update at the seeds' size: a toll
+    is decided on its magnitude only where copy-on-write's reads (which merge nothing) moved by less than the claim."""
+    from bench.results.contract import load_run
+
+    seed = load_run(reference.REFERENCE_DIR / "hotfix-seed-iceberg-pruned-5r-m1")
+    points = figures.seed_read_claim_points(seed).set_index("config_id")
+    assert set(points.index) == {"iceberg-cow", "iceberg-mor", "iceberg-dv"}
+    assert (points.low <= points.toll).all() and (points.toll <= points.high).all()
+    claims = figures.seed_read_claims(seed).set_index("configuration")
+    assert claims.loc["iceberg-cow", "verdict"] == "–"
+    noise = max(abs(points.loc["iceberg-cow", "low"]), abs(points.loc["iceberg-cow", "high"]))
+    assert claims.loc["iceberg-mor", "verdict"] == (
+        f"too close to call (the control's reads moved by up to {noise * 1000:,.0f} ms)" if noise > 0.08
+        else figures.toll_verdict((points.loc["iceberg-mor", "low"], points.loc["iceberg-mor", "high"]), (0, 0)))
+    quiet = (-0.01, 0.02)
+    assert figures.toll_verdict((0.05, 0.12), quiet).startswith("holds")
+    assert figures.toll_verdict((0.5, 0.9), quiet) == "does not hold (at least +500 ms, over 2x the claim's)"
+    assert figures.toll_verdict((-0.02, 0.03), quiet) == "does not hold (at most +30 ms, under 1/2 of the claim's)"
+    assert figures.toll_verdict((0.02, 0.3), quiet).startswith("too close to call (the range")
+    assert figures.toll_verdict((0.05, 0.12), None).startswith("too close to call (no copy-on-write control")
+    assert figures.seed_read_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m2")).empty
+
+
 def test_the_layouts_of_one_machine_and_scale_are_also_reported_together(tmp_path):
     """Each layout is its own answer, and one report over all of them lets the cost model price partitions touched; a
     set of one layout has no such report."""

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bench.core import uncertainty
 from bench.core.units import human_bytes
 from bench.report import cadence, values, workloads
 from bench.report import locate as locate_mod
-from bench.report.fitted import drivers_of, models
+from bench.report.fitted import drivers_of, mean_read, models
 from bench.report.sections import writers
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
@@ -256,6 +257,66 @@ def seed_claims(run: Run) -> pd.DataFrame:
         "verdict": magnitude_verdict(p.median / p.claimed, (p.written or 0) / p.claimed_bytes) if pd.notna(p.median) else "–",
         "files written": p.files_written, "data files replaced": p.replaced,
         "rows changed (checked)": p.rows} for p in seed_claim_points(run).itertuples()])
+
+
+SEED_READ_CLAIM_S = 0.080  # "reads +80 ms for the next 24 hours": merge-on-read's toll on each read until compaction
+
+
+def seed_read_claim_points(run: Run) -> pd.DataFrame:
+    """Each hotfix update at the seeds' size, its dashboards read before and after it: the toll per read (the mean over
+    the dashboards' queries, after minus before) as the median of the warm repeats and their range (each side's
+    repeats against the other's extremes), beside the seeds' +80 ms for merge-on-read; copy-on-write's as the control."""
+    rows = []
+    for r in sorted(run.records(HOTFIX, "update", route=None) if run.scale == SEED_SCALE else [],
+                    key=lambda r: (r.config_id, r.route)):
+        update = r.view(HotfixUpdate)
+        before, after = mean_read(update.reads_before), mean_read(update.reads_after)
+        if not before or not after:
+            continue
+        rows.append({"config_id": r.config_id, "route": r.route, "merges": run.matrix.merges_on_read(r.config_id),
+                     "toll": float(np.median(after) - np.median(before)), "low": min(after) - max(before),
+                     "high": max(after) - min(before), "repeats": min(len(before), len(after)),
+                     "before": float(np.median(before)), "after": float(np.median(after))})
+    return pd.DataFrame(rows)
+
+
+def seed_read_claims(run: Run) -> pd.DataFrame:
+    """``seed_read_claim_points`` as the page's table, each merge-on-read toll decided on its magnitude beside its
+    family's copy-on-write toll, the control: copy-on-write's reads do not merge, so whatever its toll moved by is
+    the noise (an ordering effect: caches, the JIT, a collection), and a claim smaller than that cannot be decided."""
+    points = seed_read_claim_points(run)
+    if points.empty:
+        return points
+    control = {(mor, p.route): (p.low, p.high) for cow, mor in run.matrix.cow_mor_pairs(set(points.config_id))
+               for p in points[points.config_id == cow].itertuples()}
+    return pd.DataFrame([{
+        "configuration": p.config_id, "route": p.route,
+        "the seeds' claim": "reads +80 ms" if p.merges else "– (copy-on-write: the control)",
+        "a read before s": f"{p.before:.2f}", "after s": f"{p.after:.2f}",
+        "toll per read, median (range)": f"{p.toll * 1000:+,.0f} ms ({p.low * 1000:+,.0f} to {p.high * 1000:+,.0f}, "
+                                         f"{p.repeats} repeats a side)",
+        "verdict": toll_verdict((p.low, p.high), control.get((p.config_id, p.route))) if p.merges else "–"}
+        for p in points.itertuples()])
+
+
+def toll_verdict(measured: tuple[float, float], control: tuple[float, float] | None,
+                 claimed_s: float = SEED_READ_CLAIM_S) -> str:
+    """A read toll's claim decided on its magnitude against a measured range (seconds): *too close to call* where the
+    control (copy-on-write's toll, which should be nil) moved by more than the claim or was not measured; else *holds*
+    where the whole range lies within ``MAGNITUDE`` of the claim, *does not hold* where none of it does."""
+    low, high = sorted(measured)
+    if control is None:
+        return "too close to call (no copy-on-write control measured beside it)"
+    noise = max(abs(v) for v in control)
+    if noise > claimed_s:
+        return f"too close to call (the control's reads moved by up to {noise * 1000:,.0f} ms)"
+    if claimed_s / MAGNITUDE <= low and high <= claimed_s * MAGNITUDE:
+        return f"holds (the whole range within {MAGNITUDE:g}x of {claimed_s * 1000:+.0f} ms)"
+    if high < claimed_s / MAGNITUDE:
+        return f"does not hold (at most {high * 1000:+,.0f} ms, under 1/{MAGNITUDE:g} of the claim's)"
+    if low > claimed_s * MAGNITUDE:
+        return f"does not hold (at least {low * 1000:+,.0f} ms, over {MAGNITUDE:g}x the claim's)"
+    return f"too close to call (the range reaches within and beyond {MAGNITUDE:g}x of {claimed_s * 1000:+.0f} ms)"
 
 
 def magnitude_verdict(*ratios: float) -> str:
