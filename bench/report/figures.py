@@ -23,7 +23,7 @@ from bench.core.units import human_bytes
 from bench.report import cadence, values, workloads
 from bench.report import locate as locate_mod
 from bench.report.fitted import drivers_of, mean_read, models
-from bench.report.sections import writers
+from bench.report.sections import replica, writers
 from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, LOCAL_DISK, MEMORY_NEEDED, Run
@@ -536,6 +536,59 @@ BRIEFS: dict[str, tuple[Callable[[pd.DataFrame], pd.DataFrame], str]] = {
 }
 
 
+ROUND_TRIP_WITHIN = 0.25  # the seed round trip's aim: the whole table's update predicted within this of its measurement
+
+
+def round_trip(columns: list[tuple[str, Run]]) -> pd.DataFrame:
+    """A profiled table's update predicted from its replicas (``run --like PROFILE --fraction F``, the report's "Your
+    table, from its replicas") beside the same table measured whole on one machine: how far the bridge lands, per
+    configuration and route. The whole is the column whose layout is the replicas' at a fraction of 1."""
+    replicas = [run for _, run in columns if run.env.like and run.env.like.fraction is not None]
+    predicted = replica.predictions(replicas)
+    rows = []
+    for p in predicted.itertuples() if not predicted.empty else []:
+        like = next(run.env.like for run in replicas if (run.env.like.location or run.env.like.profile) == p.table)
+        whole = _whole_of(like, [run for _, run in columns if not run.env.like])
+        record = next((r for r in whole.records(HOTFIX, "update", route=p.route) if r.config_id == p.configuration),
+                      None) if whole is not None else None
+        spread = record.spread if record is not None else None
+        rows.append({
+            "configuration": p.configuration, "route": p.route, "replicas (update s, median [interval])": p.measured,
+            "whole, predicted s": "one fraction: not bridged" if p.predicted_s is None
+            else f"{p.predicted_s:.1f} [{p.low_s:.1f}, {p.high_s:.1f}]",
+            "whole, measured s": "–" if spread is None or spread.median is None else uncertainty.median_text(
+                spread.median, spread.ci95, spread.n, digits=1),
+            "predicted ÷ measured": _landed(p.predicted_s, spread.median if spread is not None else None,
+                                            record.origin.host != _host(replicas) if record is not None else False)})
+    return pd.DataFrame(rows)
+
+
+def _whole_of(like, wholes: list[Run]) -> Run | None:
+    """The run that measured the replicated table whole: its layout is the replica's with every partition."""
+    params = like.params or {}
+    days = round(params.get("days", 0) / float(like.fraction)) if like.fraction else None
+    for run in wholes:
+        scale = run.env.scale
+        if scale and (scale.days, scale.files_per_day, scale.rows_per_file) == \
+                (days, params.get("files_per_day"), params.get("rows_per_file")):
+            return run
+    return None
+
+
+def _host(runs: list[Run]) -> str:
+    return runs[0].origin.host if runs else ""
+
+
+def _landed(predicted: float | None, measured: float | None, other_host: bool) -> str:
+    if predicted is None or measured is None:
+        return "–"
+    if other_host:
+        return "not divided (the whole ran on another host)"
+    off = predicted / measured - 1
+    return f"{predicted / measured:.2f}x ({'within' if abs(off) <= ROUND_TRIP_WITHIN else 'beyond'} " \
+           f"{ROUND_TRIP_WITHIN:.0%})"
+
+
 @dataclass(frozen=True)
 class Across:
     """A figure that sets one machine's groups side by side, a column each: ``over`` is what the columns vary (the
@@ -560,6 +613,9 @@ ACROSS: dict[str, Across] = {
     "hotfix-storage": Across("The payments hotfix on each storage: copy-on-write ÷ merge-on-read update time per locate "
                              f"route ({locate_mod.RATIO_NOTE}; above 1 merge-on-read is faster)", "hotfix-storage",
                              "storage", hotfix_layouts),
+    "round-trip": Across("A table profiled from its metadata (`inspect`), measured on replicas of its layout at two "
+                         "fractions of its partitions (`run --like --fraction`), its whole update predicted from them "
+                         "and measured whole on the same machine", "round-trip", "layout", round_trip),
     "hotfix-storage-updates": Across("The payments hotfix on each storage: each configuration's update time per locate "
                                      "route, and the requests it made", "hotfix-storage", "storage", updates_by_storage),
 }

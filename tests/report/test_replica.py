@@ -46,3 +46,37 @@ def test_a_noisy_fraction_widens_the_interval_and_the_prediction_stays_inside_it
     row = replica.predictions(runs).iloc[0]
     assert row.low_s <= row.predicted_s <= row.high_s
     assert row.low_s == pytest.approx(19.56, abs=0.01) and row.high_s == pytest.approx(104.2, abs=0.01)
+
+
+def _whole(days: int, medians: dict[str, float], host: str = "h1"):
+    records = [SimpleNamespace(config_id=c, route="pruned", origin=SimpleNamespace(host=host),
+                               spread=Uncertainty(median=m, ci95=[m * 0.9, m * 1.1], n=5)) for c, m in medians.items()]
+    return SimpleNamespace(env=SimpleNamespace(like=None, scale=SimpleNamespace(days=days, files_per_day=53,
+                                                                                rows_per_file=32000)),
+                           records=lambda scenario=None, operation=None, route=None: records,
+                           origin=SimpleNamespace(host=host))
+
+
+def _replica(fraction: float, medians: dict[str, tuple[float, float, float]], run_id: str, host: str = "h1"):
+    run = _run(fraction, medians, run_id)
+    run.env.like = Replica(fraction=fraction, location="/t/payments",
+                           params={"days": round(90 * fraction), "files_per_day": 53, "rows_per_file": 32000})
+    run.origin = SimpleNamespace(host=host)
+    return run
+
+
+def test_the_round_trip_sets_the_bridge_beside_the_whole_table_measured_on_one_host():
+    from bench.report import figures
+
+    replicas = [_replica(0.1, {"iceberg-cow": (13.3, 12.3, 14.3)}, "a"), _replica(0.2, {"iceberg-cow": (20.1, 19.1, 21.1)}, "b")]
+    columns = [("seed", _whole(90, {"iceberg-cow": 80.0})), ("f0.1", replicas[0]), ("f0.2", replicas[1]),
+               ("other", _whole(45, {"iceberg-cow": 1.0}))]
+    row = figures.round_trip(columns).iloc[0]
+    assert row["whole, predicted s"] == "74.5 [57.5, 91.5]"
+    assert row["whole, measured s"] == "80.0 [72.0–88.0] 95% bootstrap, 5 rounds"
+    assert row["predicted ÷ measured"] == "0.93x (within 25%)"
+    far = figures.round_trip([("seed", _whole(90, {"iceberg-cow": 200.0})), *columns[1:3]]).iloc[0]
+    assert far["predicted ÷ measured"] == "0.37x (beyond 25%)"
+    elsewhere = figures.round_trip([("seed", _whole(90, {"iceberg-cow": 80.0}, host="h2")), *columns[1:3]]).iloc[0]
+    assert elsewhere["predicted ÷ measured"] == "not divided (the whole ran on another host)"
+    assert figures.round_trip(columns[1:2]).iloc[0]["whole, predicted s"] == "one fraction: not bridged"
