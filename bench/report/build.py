@@ -147,7 +147,7 @@ class Section:
 
 SECTIONS = (
     Section("summary", "Summary", lambda a: section_summary(a.runs, a.run, a.verdicts, a.recs)),
-    Section("choice", "The choice for a workload", lambda a: choice.section(a.run, a.out)),
+    Section("choice", "The choice for a workload", lambda a: choice.section(a.run, a.out, tables=a.tables)),
     Section("write", "Write cost", _write),
     Section("locate", "Finding the rows",  # updates that recorded how they found their rows (older runs have none)
             lambda a: locate_view.section(a.located, locate_mod.ratios(a.located, a.run.matrix)) if a.located else ""),

@@ -247,10 +247,11 @@ def ratio_against_size(frame: pd.DataFrame, title: str) -> bytes:
     return _png(fig, layout=False)
 
 
-def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> bytes:
+def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str,
+                 marks: list[tuple[str, float, str]] | None = None) -> bytes:
     """The cheapest configuration along reads per write (log x), a strip per workload and route; *too close to call*
     and *too few steps* in greys; the measured cycle's own reads per write as a black tick, the seeds' workloads as
-    dashed lines."""
+    dashed lines, ``marks`` (a strip's workload, reads per write, a name: a user's table) as named stars."""
     from matplotlib.patches import Patch
 
     from bench.report.workloads import TOO_CLOSE, TOO_FEW
@@ -273,6 +274,10 @@ def decision_map(frame: pd.DataFrame, seeds: dict[str, float], title: str) -> by
         measured = float(part.measured_reads_per_write.iloc[0])
         if measured == measured:  # a cycle's own reads per write (a sweep point has none)
             ax.plot([measured, measured], [y - 0.4, y + 0.4], color="black", linewidth=2)
+        for strip, x, name in marks or []:
+            if strip == workload:
+                ax.plot([x], [y], marker="*", markersize=14, color="black", markeredgecolor="white")
+                ax.annotate(name, (x, y), xytext=(8, -2), textcoords="offset points", fontsize=8, va="center")
     for label, ratio in seeds.items():
         ax.axvline(ratio, color="#333333", linestyle="--", linewidth=1)
         ax.annotate(label, (ratio, len(strips) - 0.5), rotation=0, fontsize=8, ha="center", va="top")  # below the strips

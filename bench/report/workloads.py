@@ -207,3 +207,39 @@ def seeds_reading(run: Run) -> pd.DataFrame:
     shows it names its runs (the report's first screen, the README's figure)."""
     read = at_seed_ratios(decision_map(samples(run)), run.matrix.merges_on_read)
     return read.drop(columns=["run"]) if "run" in read else read
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A user's table on the map (``report --table``): its reads per write and the share of its files an update
+    touches, both from its profile or its ``NAME:key=value`` line."""
+
+    name: str
+    reads_per_write: float
+    share: float
+    route: str
+
+
+def place(frame: pd.DataFrame, tables: list[Placed]) -> pd.DataFrame:
+    """Each table read off a shape map (``decision_map`` of ``shape_samples``) on its own route: the sweep point
+    nearest its share of files touched, at the nearest reads per write priced; why not where the map cannot say
+    (``strip`` and ``x`` say where a chart marks it)."""
+    rows = []
+    for t in tables:
+        part = frame[frame.route == t.route] if not frame.empty else frame
+        row = {"table": t.name, "route": t.route, "reads per write": reads_text(t.reads_per_write),
+               "files an update touches": f"{t.share * 100:.3g}%"}
+        if part.empty:
+            rows.append({**row, "nearest measured point": f"– (no sweep point measured by the {t.route} route)",
+                         "cheapest": "–", "share of resamples": "–"})
+            continue
+        strip = part.iloc[int(np.argmin(np.abs(np.log(part.order.clip(lower=1e-9)) - np.log(max(t.share, 1e-9)))))]
+        strip = part[part.order == strip.order]
+        near = strip.iloc[int(np.argmin(np.abs(np.log(strip.reads_per_write.to_numpy()) - np.log(t.reads_per_write))))]
+        far = max(near.order, t.share) / max(min(near.order, t.share), 1e-9)
+        rows.append({**row, "strip": near.workload, "x": t.reads_per_write,
+                     "nearest measured point": f"{near.workload}, {reads_text(near.reads_per_write)} reads per "
+                     f"write" + (f" ({far:.0f}x off its share: read with care)" if far > 3 else ""),
+                     "cheapest": f"{near.cheapest}: {near.contenders}" if near.cheapest in (TOO_CLOSE, TOO_FEW)
+                     else near.cheapest, "share of resamples": f"{near.share:.0%}"})
+    return pd.DataFrame(rows)

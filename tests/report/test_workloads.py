@@ -54,3 +54,23 @@ def test_each_sweep_point_is_a_strip_of_its_own_ordered_by_the_share_of_files_it
     assert frame.measured_reads_per_write.isna().all()
     from bench.report import charts
     assert charts.decision_map(frame, {}, "shape")[:4] == b"\x89PNG"
+
+
+def test_a_users_table_lands_on_the_sweep_point_nearest_its_share_and_is_starred_on_the_map(tmp_path):
+    """A table whose update touches 80% of its files reads the 90% strip, one touching 0.05% the 1% strip with a
+    warning (20x off); a route the sweep did not measure says so instead of borrowing another's answer."""
+    def point(config_id, write, read, share):
+        s = _cycle(config_id, write, read, scenario="update_sweep")
+        return WorkloadSamples(s.scenario, s.config_id, s.route, s.writes_s, s.reads_s, 0.0, 1000, HERE,
+                               label=f"{share:.1%} of files", cycle=False, order=share)
+    frame = decision_map([point("iceberg-cow", 1.0, 1.0, 0.01), point("iceberg-mor", 2.0, 1.1, 0.01),
+                          point("iceberg-cow", 30.0, 1.0, 0.9), point("iceberg-mor", 3.0, 1.3, 0.9)], ratios=(0.01, 1.0))
+    wide, thin, other = workloads.Placed("wide", 0.02, 0.8, "pruned"), workloads.Placed("thin", 1.0, 0.0005, "pruned"), \
+        workloads.Placed("by-index", 1.0, 0.8, "index")
+    placed = workloads.place(frame, [wide, thin, other]).set_index("table")
+    assert placed.loc["wide", "cheapest"] == "iceberg-mor" and placed.loc["wide", "strip"] == "90.0% of files"
+    assert placed.loc["thin", "cheapest"] == "iceberg-cow" and "20x off its share" in placed.loc["thin", "nearest measured point"]
+    assert placed.loc["by-index", "cheapest"] == "–" and "no sweep point measured by the index route" in \
+        placed.loc["by-index", "nearest measured point"]
+    from bench.report import charts
+    assert charts.decision_map(frame, {}, "shape", [("90.0% of files", 0.02, "wide")])[:4] == b"\x89PNG"
