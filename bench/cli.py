@@ -158,27 +158,15 @@ def _report(args: argparse.Namespace) -> int:
         if not recorded:
             raise CowmorError("no recorded run under results/: run 'make bench' (or give RESULTS folders)")
         runs = [recorded[-1]]
-    from bench.report.cadence import cadences, checks
-    from bench.report.fitted import models
     from bench.report.model import parse_table
-    from bench.report.sections.file_size import table_text
-    from bench.report.sections.memory import needed_for
+    from bench.report.your_table import lines
     from bench.results.contract import load_run
     from bench.results.load import merge
 
     tables = [parse_table(t) for t in args.table]
     print(f"report: {build_report(runs, args.output, profiles=args.profile, tables=tables, prices=args.prices)}")
     if tables:
-        run = merge([load_run(r) for r in runs])
-        for t in tables:
-            print(table_text(t, models(run, t.route) or models(run)))
-            print("\n".join(needed_for(t, run)))
-            for c in cadences(run, t.reads_per_day / max(t.updates_per_day, 1e-9)):
-                print(f"compaction {c.config_id}: {c.verdict}; {c.costs[c.best_k - 1]:.3f} s per write against "
-                      f"{c.costs[0]:.3f} s compacting after every write")
-            for checked in checks(run):
-                print(f"compaction {checked.config_id} checked at {checked.reads_per_write:g} reads per write: "
-                      f"{checked.verdict}")
+        print("\n".join(lines(tables, merge([load_run(r) for r in runs]))))
     return 0
 
 

@@ -15,10 +15,11 @@ from bench.results.contract import Run
 def section(run: Run, out: Path, name: str = "decision-map", tables: list[UserTable] | None = None) -> str:
     """Empty where the run measured no dinner peak, settlements or sweep with reads (the section is then left out);
     ``tables`` (``report --table``) are placed on the map along the update's shape."""
-    return _cycles(run, out, name) + _shapes(run, out, f"{name}-shape", [_placed(t) for t in tables or []])
+    return _cycles(run, out, name) + _shapes(run, out, f"{name}-shape", [placed(t) for t in tables or []])
 
 
-def _placed(t: UserTable) -> workloads.Placed:
+def placed(t: UserTable) -> workloads.Placed:
+    """A user's table as the map places it: its reads per write and the share of its files an update touches."""
     return workloads.Placed(t.name, t.reads_per_day / max(t.updates_per_day, 1e-9),
                             t.drivers["files_touched"] / max(t.files, 1.0), t.route)
 
