@@ -6,7 +6,7 @@ import abc
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from bench.exceptions import NotSupported
 
@@ -288,6 +288,20 @@ class TableFormat(abc.ABC):
         bucket index: one bucket per file of a day). Every application that writes or prunes the table must be
         told the same: a Hudi reader prunes by the bucket count of its own session, not the table's."""
         self.files_per_partition = files_per_partition
+
+    # several writers share a JDBC catalog (Iceberg's): its driver on the application's classpath from the start, and
+    # an engine other than Spark finds the table's current state through the catalog's row, not the table's folder
+    jdbc_catalog = False
+
+    def coordinator(self, coordination: Any) -> Coordinator:
+        """The servers this format's several writers share, taken from the run's (``bench.servers``): none here;
+        only what the format needs is started (the catalog's PostgreSQL, the lock's ZooKeeper)."""
+        return Coordinator()
+
+    def failed_attempts_pending(self, spark: SparkSession, table: TableRef) -> bool:
+        """Whether a failed writer left an unfinished attempt in the table that a later clean rolls back once its
+        writer is known dead (Hudi's instants: a check waits for it); a format that leaves none says no."""
+        return False
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
                         inline_clean: bool = True, heartbeat_ms: int = 0) -> list[Setting]:

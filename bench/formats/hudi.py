@@ -189,6 +189,13 @@ class HudiFormat(SqlMergeVerbs, TableFormat):
         """NBCC's bucket-indexed table is a table of its own, as a route's is."""
         return super().table_name(name) + ("_nbcc" if self.control == NBCC else "")
 
+    def coordinator(self, coordination: Any) -> Coordinator:
+        lock = coordination.lock()
+        return Coordinator(zookeeper=(lock.host, lock.port))
+
+    def failed_attempts_pending(self, spark: SparkSession, table: TableRef) -> bool:
+        return any(e.by_writer and e.state != "COMPLETED" for e in self.history(spark, table))
+
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
                         inline_clean: bool = True, heartbeat_ms: int = 0) -> list[Setting]:
         """ZooKeeper's lock for optimistic concurrency control (OCC), or for non-blocking concurrency control (NBCC:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bench.core.failures import HARNESS_EXPIRY
 from bench.exceptions import NotSupported
@@ -121,6 +121,11 @@ class IcebergFormat(SqlMergeVerbs, TableFormat):
         if self.catalog == JDBC_CATALOG:  # JdbcCatalog's default location: <warehouse>/<namespace>/<table>
             return f"{self.warehouse}/iceberg_jdbc/{NAMESPACE}/{name}"
         return f"{self.catalog_warehouse(self.warehouse)}/{NAMESPACE}/{name}"
+
+    jdbc_catalog = True
+
+    def coordinator(self, coordination: Any) -> Coordinator:
+        return Coordinator(catalog=coordination.catalog().iceberg_properties())
 
     def several_writers(self, coordinator: Coordinator, control: str = DEFAULT_CONTROL,
                         inline_clean: bool = True, heartbeat_ms: int = 0) -> list[Setting]:

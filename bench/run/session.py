@@ -201,7 +201,7 @@ class BenchSession:
     def _shared_catalog_driver(self, family: str) -> dict[str, str]:
         """Iceberg's application carries the PostgreSQL JDBC driver where it is on disk (a JDBC driver must be on the
         classpath when the JVM starts), so several writers can use the JDBC catalog; it changes nothing else."""
-        if family != "iceberg" or self.coordination is None:
+        if not adapter_class(family).jdbc_catalog or self.coordination is None:
             return {}
         try:
             driver = self.coordination.driver()

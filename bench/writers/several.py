@@ -96,9 +96,7 @@ class SeveralWriters:
         fmt.shape_like(files_per_partition)
         coordination = lab.session.coordination
         assert coordination is not None
-        coordinator = Coordinator(
-            catalog=coordination.catalog().iceberg_properties() if fmt.family == "iceberg" else None,
-            zookeeper=(coordination.lock().host, coordination.lock().port) if fmt.family == "hudi" else None)
+        coordinator = fmt.coordinator(coordination)
         scale = lab.session.scale
         settings = fmt.several_writers(coordinator, control, bool(scale.writer_inline_clean), scale.writer_heartbeat_ms)
         return cls(lab, fmt, kind, control, coordinator, settings)
@@ -176,7 +174,7 @@ class SeveralWriters:
         """The invariants on every engine, the answer before and after a last table service, and the history."""
         spark, fmt = self.lab.spark, self.fmt
         ended = [f["ended_at"] for b in result.batches for f in b["failures"] if f.get("ended_at")]
-        if self.fmt.family == "hudi" and ended and any(e.by_writer and e.state != "COMPLETED" for e in fmt.history(spark, table)):
+        if ended and fmt.failed_attempts_pending(spark, table):
             # a failed writer's instant left behind: the last clean rolls it back once its heartbeat has expired
             time.sleep(max(0.0, max(ended) + self.heartbeat_expiry_s() + EXPIRY_MARGIN_S - time.time()))
         keys = sorted(set(contention.touched) | set(contention.deleted))
@@ -243,7 +241,7 @@ class SeveralWriters:
         outside ``touched``, every column; those inside, every column a batch does not change), as ``engine`` reads
         the table now."""
         fmt, target = self.fmt, table
-        if fmt.family == "iceberg" and engine.name != "spark":  # a JDBC table: the catalog names its metadata file
+        if fmt.jdbc_catalog and engine.name != "spark":  # a JDBC table: the catalog names its metadata file
             target = dataclasses.replace(table, location=self.catalog_pointer(table))
         listed = ", ".join(map(str, keys))
         rows = engine.query(fmt, target, f"SELECT txn_id, amount, notes FROM {{table}} WHERE txn_id IN ({listed})", "snapshot")
