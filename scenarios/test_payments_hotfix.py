@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from bench.core.ledger import LEDGER, PROBES
-from bench.measure.rounds import Rounds, adaptive_pedantic, measured
+from bench.measure.rounds import Arm, Rounds, adaptive_pedantic, measured
 from bench.workload.datagen import HOTFIX_STATUS
 from bench.workload.queries import PAYMENTS_FRAME_COLUMNS, payments_frame, payments_queries
 
@@ -48,9 +48,10 @@ def verify_hotfix(lab, table, hotfix, payments) -> dict:
     return {"rows_changed_verified": len(changed), "row_count": total}
 
 
-def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progress):
-    """The hotfix per locate route (``--routes``): the same rows changed, found by a join, by literal keys, or by an index."""
-    scale = lab.session.scale
+def hotfix_rounds(lab, payments, hotfix, route, progress) -> Arm:
+    """One configuration's rounds of the hotfix: each restores the base table (the dashboards read before the
+    first), then times the update."""
+    config_id, scale = lab.fmt.config_id, lab.session.scale
     keys = lab.keys("hotfix_keys", hotfix["keys"], payments)
     rounds = Rounds(hotfix["logical_bytes"])
     state: dict = {"base": (config_id, lab.fmt.table_name(TABLE))}
@@ -72,8 +73,15 @@ def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progr
         rounds.start(lab.fmt, table, **({"reads_before": hotfix["read_before"][state["base"]][1]} if first else {}))
         return (table,), {}
 
-    plan = adaptive_pedantic(benchmark, measured(lambda table: lab.update(table, keys, ASSIGNMENT)), setup,
-                             lab.session.rounds_plan)
+    return Arm(config_id, setup, measured(lambda table: lab.update(table, keys, ASSIGNMENT)), rounds, state)
+
+
+def test_hotfix_update(benchmark, lab, payments, hotfix, config_id, route, progress, turns):
+    """The hotfix per locate route (``--routes``): the same rows changed, found by a join, by literal keys, or by an
+    index; with ``--interleave``, a family's configurations take their rounds in turn."""
+    scale = lab.session.scale
+    arm, plan = lab.measure(benchmark, lambda each: hotfix_rounds(each, payments, hotfix, route, progress), turns)
+    rounds, state = arm.rounds, arm.state
     rounds.close()
     table = state["table"]
     progress(f"{config_id} ({route}): verify and read after the update")

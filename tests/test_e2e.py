@@ -62,6 +62,9 @@ def test_hotfix_update_is_recorded_fully(tiny_run, config_id):
     b = _bench(tiny_run, "test_hotfix_update", config_id)
     x = b["extra_info"]
     assert b["stats"]["rounds"] == 2 and b["stats"]["min"] > 0
+    # --interleave: the family's configurations took their rounds in turn, each recorded under its own test
+    assert x["rounds_plan"]["interleaved_with"] == [c for c in ALL if CONFIGS[c].family == CONFIGS[config_id].family]
+    assert x["rounds_plan"]["rounds"] == len(b["stats"]["data"]) == 2
     assert x["rows_targeted"] == x["rows_changed_verified"] == TINY_HOTFIX and x["row_count"] == TINY_ROWS
     assert x["rows_changed_reported"] in (None, TINY_HOTFIX)
     assert x["answers_verified"] is True

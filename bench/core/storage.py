@@ -179,7 +179,7 @@ class Files:
         """``copy_tree``, except that where both sides are on local disk a data file (``LINKED``) is hard-linked, not
         copied: no format writes to a Parquet file once it is closed (an update writes new ones; a cleaner unlinks),
         so a saved table state and the table restored from it may share them, and restoring the seeds' table moves
-        its metadata, not its 2 GB. Everything else (metadata, logs a writer may append to, checksums) is copied.
+        its metadata, not its 5 GB of data. Everything else (metadata, logs a writer may append to, checksums) is copied.
         Where a link cannot be made (another device), the file is copied."""
         if not (isinstance(self.fs, pafs.LocalFileSystem) and isinstance(target.fs, pafs.LocalFileSystem)):
             self.copy_tree(target)

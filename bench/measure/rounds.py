@@ -9,7 +9,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.core import requests, uncertainty
@@ -57,8 +57,7 @@ def adaptive_pedantic(benchmark: Any, target: Callable[..., Any], setup: Callabl
     benchmark.pedantic(target, setup=setup, rounds=plan.min_rounds, iterations=1)
     meta = getattr(benchmark, "stats", None)  # None with --benchmark-disable: nothing was timed
     timer = getattr(benchmark, "_timer", time.perf_counter)
-    while meta is not None and len(meta.stats.data) < plan.max_rounds and \
-            (uncertainty.half_width(uncertainty.describe(meta.stats.data)) or float("inf")) > plan.target_ci:
+    while meta is not None and len(meta.stats.data) < plan.max_rounds and _width(meta.stats.data) > plan.target_ci:
         args, kwargs = setup()
         start = timer()
         target(*args, **kwargs)
@@ -67,6 +66,62 @@ def adaptive_pedantic(benchmark: Any, target: Callable[..., Any], setup: Callabl
     width = uncertainty.half_width(uncertainty.describe(data)) if data else None
     return {**vars(plan), "rounds": len(data), "ci_half_width": width,
             "target_met": width is not None and width <= plan.target_ci}  # one round: no interval, never met
+
+
+@dataclass
+class Arm:
+    """One configuration's part of a measurement taken in turns (``take_turns``): its round's setup (untimed), the
+    timed call, what closes a round, and whatever the scenario keeps for its record (``rounds``, ``state``)."""
+
+    config_id: str
+    setup: Callable[[], tuple[tuple, dict]]
+    target: Callable[..., Any]
+    rounds: Rounds
+    state: dict[str, Any]
+    seconds: list[float] = field(default_factory=list)
+    error: BaseException | None = None
+    partners: list[str] = field(default_factory=list)  # the configurations it took turns with, itself included
+
+
+def take_turns(arms: list[Arm], plan: RoundsPlan, timer: Callable[[], float] = time.perf_counter) -> None:
+    """Round k of every arm before round k + 1 of any (A B C A B C …), so a machine that drifts during the
+    measurement drifts every configuration alike; ``min_rounds`` each, then further rounds, all arms together,
+    until every arm's 95% interval is within ±``target_ci`` or ``max_rounds``. An arm that raises drops out with
+    its error kept (its test raises it); the others go on."""
+    while True:
+        live = [a for a in arms if a.error is None]
+        done = min((len(a.seconds) for a in live), default=plan.max_rounds)
+        if done >= plan.max_rounds or (done >= plan.min_rounds and all(_width(a.seconds) <= plan.target_ci for a in live)):
+            return
+        for arm in live:
+            try:
+                args, kwargs = arm.setup()
+                start = timer()
+                arm.target(*args, **kwargs)
+                arm.seconds.append(timer() - start)
+                arm.rounds.close()  # before the next arm's round: its listing and memory are this round's alone
+            except Exception as err:  # noqa: BLE001 - kept and raised by the arm's own test
+                arm.error = err
+
+
+def replay(benchmark: Any, arm: Arm, plan: RoundsPlan) -> dict[str, Any]:
+    """An arm's rounds, measured in turns with its partners, handed to its own test's pytest-benchmark fixture as the
+    statistics ``pedantic`` would have filled (the same timer, one call a round); returns what happened, as
+    ``adaptive_pedantic`` does, naming the configurations it took turns with."""
+    if not getattr(benchmark, "disabled", False):
+        benchmark._mode = "benchmark.pedantic(...)"  # noqa: SLF001 - the fixture's own record of how it was used
+        stats = benchmark._make_stats(1)  # noqa: SLF001
+        for seconds in arm.seconds:
+            stats.update(seconds)
+    width = uncertainty.half_width(uncertainty.describe(arm.seconds)) if arm.seconds else None
+    return {**vars(plan), "rounds": len(arm.seconds), "ci_half_width": width,
+            "target_met": width is not None and width <= plan.target_ci, "interleaved_with": arm.partners}
+
+
+def _width(seconds: list[float]) -> float:
+    """The median's relative half-interval; infinite without one (a round alone). Zero is a width: identical rounds."""
+    width = uncertainty.half_width(uncertainty.describe(seconds)) if seconds else None
+    return float("inf") if width is None else width
 
 
 def degradation_rate(latencies: list[float]) -> float:

@@ -212,6 +212,8 @@ class RoundsPlan:
     rounds: int | None = None
     ci_half_width: float | None = None
     target_met: bool | None = None
+    # --interleave: the configurations whose rounds alternated with this one's (A B A B …), itself included
+    interleaved_with: list[str] | None = None
 
 
 @dataclass(frozen=True)

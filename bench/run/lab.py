@@ -11,7 +11,7 @@ from bench.formats.base import Keys
 from bench.measure.locate import full_scan, update_keys
 from bench.measure.memory import MemoryWatch
 from bench.measure.reads import run_reads
-from bench.measure.rounds import Rounds, measured, timed
+from bench.measure.rounds import Arm, Rounds, adaptive_pedantic, measured, replay, take_turns, timed
 from bench.results import contract
 
 if TYPE_CHECKING:
@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from bench.run.session import BenchSession
     from bench.workload.queries import Query
     from bench.writers.several import SeveralWriters
+
+
+@dataclass
+class Turns:
+    """What the configurations of one test function share when they take their rounds in turn (``--interleave``):
+    the arms measured so far per (family, route), and which (configuration, route) the run selected (``-k`` may
+    leave some out: they are not measured for nothing)."""
+
+    selected: set[tuple[str, str]]
+    arms: dict[tuple[str, str], dict[str, Arm]] = dataclasses.field(default_factory=dict)
 
 
 @dataclass
@@ -37,6 +47,49 @@ class Lab:
               mode: str = "snapshot") -> dict[str, dict]:
         """The dashboard ``queries`` on every read engine, each answer checked (see ``measure.run_reads``)."""
         return run_reads(self.engines, self.fmt, table, queries, expected, repeats, mode)
+
+    def measure(self, benchmark: Any, build: Callable[[Lab], Arm], turns: Turns) -> tuple[Arm, dict[str, Any]]:
+        """This configuration's timed rounds, as ``build`` makes them for a lab: on their own (``adaptive_pedantic``),
+        or with ``--interleave`` in turn with the other configurations of its family on its route that the run
+        selected, so a drifting machine drifts them alike. The first of them to get here measures them all
+        (``turns`` keeps the arms); each records its own from there (``replay``).
+
+        Raises:
+            Exception: whatever this configuration's rounds raised while taking turns.
+        """
+        plan = self.session.rounds_plan
+        assert plan is not None
+        if not self.session.interleave:
+            arm = build(self)
+            return arm, adaptive_pedantic(benchmark, arm.target, arm.setup, plan)
+        group = (self.fmt.family, self.fmt.route)
+        measured_here = turns.arms.setdefault(group, {})
+        if self.fmt.config_id not in measured_here:
+            labs = [self] + [lab for lab in self.siblings()
+                             if (lab.fmt.config_id, self.fmt.route) in turns.selected and lab.fmt.config_id not in measured_here]
+            arms = [build(lab) for lab in labs]
+            take_turns(arms, plan)
+            for arm in arms:
+                arm.partners = [a.config_id for a in arms]
+            measured_here.update({a.config_id: a for a in arms})
+        arm = measured_here[self.fmt.config_id]
+        if arm.error is not None:
+            raise arm.error
+        return arm, replay(benchmark, arm, plan)
+
+    def siblings(self) -> list[Lab]:
+        """The run's other configurations of this family, on this route where they have it, each warmed up as
+        its own test's lab would be (one family, one Spark application)."""
+        out = []
+        for config in self.session.configs:
+            if config.family != self.fmt.family or config.id == self.fmt.config_id:
+                continue
+            fmt = self.session.adapter(config.id, route=self.fmt.route)
+            if self.fmt.route != "join" and fmt.route_unsupported():
+                continue
+            self.session.tables.warm_up(self.spark, fmt)
+            out.append(dataclasses.replace(self, fmt=fmt))
+        return out
 
     def header(self, scenario: str, operation: str, param: str | None = None) -> dict[str, Any]:
         """The record header every scenario's ``benchmark.extra_info`` starts with (the results contract)."""

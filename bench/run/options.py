@@ -255,6 +255,10 @@ def add_options(addoption: Callable[..., object]) -> None:
               help="keep each base table's saved copy after the run, and restore an earlier run's copy instead of "
                    "building the table again where it was built from the same data, settings, jars and code "
                    "(long runs at the seeds' size; recorded as tables_adopted)")
+    addoption("--interleave", action="store_true", default=False,
+              help="measure the rounds of a family's configurations on one route in turn (cow, mor, dv, cow, mor, dv, "
+                   "…), so a machine that drifts drifts them alike (the payments hotfix's update; recorded in each "
+                   "record's rounds_plan.interleaved_with)")
     addoption("--jars-dir", metavar="DIR", type=Path, default=None,
               help="folder holding the format jars (else $COWMOR_JARS_DIR, a PyPI package, or Maven)")
     addoption("--maven-repo", metavar="URL", default="https://repo1.maven.org/maven2/",

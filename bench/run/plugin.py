@@ -16,7 +16,7 @@ from bench.exceptions import CowmorError, JavaNotFound, MissingArtifact
 from bench.formats import CONFIGS, FAMILIES
 from bench.formats.base import JOIN
 from bench.run import stopping
-from bench.run.lab import Lab
+from bench.run.lab import Lab, Turns
 from bench.run.options import add_options
 from bench.run.session import BenchSession
 
@@ -314,6 +314,23 @@ def progress(request: pytest.FixtureRequest):
 def payments(cowmor: BenchSession, progress):
     progress(f"base data: payments at scale {cowmor.scale.name} ({cowmor.scale.rows:,} rows, {cowmor.scale.files} files)")
     return cowmor.payments()
+
+
+TURNS_KEY = pytest.StashKey[dict]()
+
+
+@pytest.fixture
+def turns(request: pytest.FixtureRequest) -> Turns:
+    """The test function's configurations taking turns (``Lab.measure`` with ``--interleave``): one ``Turns`` per
+    test function of a module, knowing which of its items the run selected."""
+    node = request.node
+    name, module = getattr(node, "originalname", node.name), node.module
+    selected = {(item.callspec.params.get("config_id"), item.callspec.params.get("route", JOIN))
+                for item in request.session.items
+                if getattr(item, "originalname", None) == name and getattr(item, "module", None) is module
+                and getattr(item, "callspec", None) is not None}
+    store = request.config.stash.setdefault(TURNS_KEY, {})
+    return store.setdefault((module.__name__, name), Turns(selected))
 
 
 @pytest.fixture

@@ -83,6 +83,7 @@ class BenchSession:
     like: dict[str, Any] = field(default_factory=dict)  # --like: the profile replicated, the fraction, the params
     writer_pool: WriterPool = field(init=False)  # several writers' applications, kept from race to race
     reuse_tables: bool = False  # --reuse-tables: base tables' saved copies outlive the run (tables.py)
+    interleave: bool = False  # --interleave: a family's configurations take their rounds in turn (Lab.measure)
 
     def __post_init__(self) -> None:
         self.coordination = self.coordination or Coordination(self.results_dir / ".servers", self.jars_dir,
@@ -140,6 +141,7 @@ class BenchSession:
                    engine_names=select_engines(ns.engines), routes=str(getattr(ns, "routes", "join")).split(","),
                    rounds_plan=plan_rounds(scale, ns.min_rounds, ns.max_rounds, ns.target_ci), like=like,
                    reuse_tables=bool(getattr(ns, "reuse_tables", False)),
+                   interleave=bool(getattr(ns, "interleave", False)),
                    coordination=Coordination(Path(ns.results_dir) / ".servers", ns.jars_dir,
                                              getattr(ns, "catalog_uri", None), getattr(ns, "zookeeper", None),
                                              ns.maven_repo))
@@ -223,6 +225,7 @@ class BenchSession:
             "schema_version": SCHEMA_VERSION, "run_id": self.run_id,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "scale": self.scale.as_dict(), "seed": self.seed, "rounds_plan": vars(self.rounds_plan),
+            "interleave": self.interleave,
             "python": host["python"], "java": self.java, "jvm": self.apps.versions() or None,
             "packages": host["packages"], "formats": record.family_status(sorted({c.family for c in self.configs}), self.resolution),
             "configs": configs, "engines": self.readers.record(),
