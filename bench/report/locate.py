@@ -20,7 +20,8 @@ from bench.results.schema import (
 )
 
 RATIO_NOTE = ("median ratio with what its rounds support: [95% bootstrap] at 5 rounds a side or more, else the "
-              "min–max range and no verdict; p: the exact rank test; not divided: the sides ran on other hosts or commits")
+              "min–max range and no verdict; p: the exact rank test; interleaved: the two sides took their rounds in "
+              "turn; not divided: the sides ran on other hosts or commits")
 ROUTE_TEXT = {"join": "MERGE / IN (SELECT …) from a keys table", "pruned": "literal keys the file statistics prune by",
               "index": "keys looked up in the table's index"}
 
@@ -43,6 +44,7 @@ class Located:
     requests: dict | None = None  # the object-store requests of the last round, by kind (absent on local disk)
     layout: str | None = None  # the file-size steps' ``1 of 8 files`` touched: runs of two layouts share file sizes
     origin: Origin = Origin("", "", "")  # the run, host and commit that measured it
+    interleaved_with: tuple[str, ...] = ()  # --interleave: the configurations whose rounds alternated with its own
 
     @property
     def step(self) -> str | None:
@@ -71,6 +73,7 @@ class Ratio:
     layout: str | None = None  # as ``Located.layout``
     crossed: tuple[str, str] | None = None  # the two runs, where the sides come from other hosts or commits
     spread: uncertainty.RatioSpread | None = None  # None where ``crossed``: never divided
+    interleaved: bool = False  # the two sides' rounds alternated (``--interleave``): a drift reached both
 
     @property
     def step(self) -> str | None:
@@ -106,7 +109,7 @@ class Ratio:
         """The ratio with its interval and method, or why there is none."""
         if self.crossed:
             return f"not divided (runs {self.crossed[0]}, {self.crossed[1]})"
-        return f"{self.ratio:.2f}x ({self.interval_text()})"
+        return f"{self.ratio:.2f}x ({self.interval_text()}{', interleaved' if self.interleaved else ''})"
 
     @property
     def verdict(self) -> str:
@@ -156,9 +159,11 @@ def _located(r: Record, update: HotfixUpdate | FileSizeUpdate) -> Located:
     sized = update if isinstance(update, FileSizeUpdate) else None
     files = update.table_data_files or (sized.files_total if sized else 0)
     files_read, bytes_read = _search(update.locate)
+    plan = getattr(update, "rounds_plan", None)
     return Located(r.scenario, r.param, r.config_id, r.route, r.seconds, files_read, int(files or 0),
                    int(update.files_touched or 0), bytes_read, int(update.filesystem.bytes_added or 0),
-                   update.locate_full_scan, update.requests, layout_touched(sized) if sized else None, r.origin)
+                   update.locate_full_scan, update.requests, layout_touched(sized) if sized else None, r.origin,
+                   tuple((plan.interleaved_with or ()) if plan else ()))
 
 
 def layout_touched(update: FileSizeUpdate) -> str:
@@ -188,5 +193,6 @@ def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RE
                 out.append(Ratio(scenario, param, route, cow_id, mor_id, layout, (cow.origin.run_id, mor.origin.run_id)))
                 continue
             out.append(Ratio(scenario, param, route, cow_id, mor_id, layout,
-                             spread=uncertainty.ratio_spread(cow.seconds, mor.seconds, rng, resamples)))
+                             spread=uncertainty.ratio_spread(cow.seconds, mor.seconds, rng, resamples),
+                             interleaved=mor_id in cow.interleaved_with and cow_id in mor.interleaved_with))
     return out

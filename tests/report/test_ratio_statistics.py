@@ -48,6 +48,23 @@ def test_a_ratio_across_two_hosts_is_refused_and_one_host_is_divided(tmp_path):
     assert divided.divided and divided.ratio == 2.0 and divided.verdict == "merge-on-read faster"
 
 
+def test_a_ratio_of_sides_that_took_their_rounds_in_turn_says_so(tmp_path):
+    """--interleave records each side's partners: the cell says *interleaved* only where each names the other."""
+    folder = tmp_path / "both"
+    run_dir = write_run(folder, "pair", matrix={**COW, **MOR}, operations=("update",))
+    data = json.loads((run_dir / "benchmark.json").read_text())
+    for b in data["benchmarks"]:
+        b["stats"]["data"] = [2.0, 2.1, 1.9, 2.0, 2.05] if "cow" in b["name"] else [1.0, 1.1, 0.9, 1.0, 1.05]
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    [plain] = locate.ratios(locate.located(load_run(run_dir)), load_run(run_dir).matrix)
+    assert not plain.interleaved and "interleaved" not in plain.cell()
+    for b in data["benchmarks"]:
+        b["extra_info"]["rounds_plan"]["interleaved_with"] = ["iceberg-cow", "iceberg-mor"]
+    (run_dir / "benchmark.json").write_text(json.dumps(data))
+    [paired] = locate.ratios(locate.located(load_run(run_dir)), load_run(run_dir).matrix)
+    assert paired.interleaved and paired.cell().endswith(", interleaved)")
+
+
 def test_a_run_without_a_host_id_is_a_host_of_its_own(tmp_path):
     a = _run(tmp_path, "old-a", COW, host=None, seconds=[2.0, 2.1, 1.9, 2.0, 2.05])
     b = _run(tmp_path, "old-b", MOR, host=None, seconds=[1.0, 1.1, 0.9, 1.0, 1.05])
