@@ -322,61 +322,62 @@ def claims(run: load.Run) -> list[dict]:
     if frame.empty:
         return [{"claim": c, "source": ONEHOUSE, "measured": "the several-writers scenario is not in these runs",
                  "verdict": "not measurable at this scale"} for c in CLAIMS]
-    out = []
-    out.append(_scaling_claim(frame))
     nbcc = frame[(frame.control == "nbcc") & (frame.overlap == "same_keys")]
-    if nbcc.empty:
-        out.append({"claim": CLAIMS[1], "source": ONEHOUSE, "measured": "no NBCC race on the same keys in these runs",
-                    "verdict": "not measurable at this scale"})
-    else:
-        out.append(_nbcc_claim(run, nbcc))
     hudi = frame[frame.configuration == "hudi-mor"]
     ice = frame[frame.configuration.isin(["iceberg-mor", "iceberg-dv"])]
-    if hudi.empty or ice.empty:
-        out.append({"claim": CLAIMS[2], "source": ONEHOUSE, "measured": "needs hudi-mor and iceberg-mor/dv races",
-                    "verdict": "not measurable at this scale"})
-    else:
-        def lost(g: pd.DataFrame) -> str:
-            return f"{int(g.failed.sum())} batches failed, {int(g['service failures'].sum())} attempts failed by the " \
-                   f"table service, service runs ok / lost {int(g['services ok'].sum())} / {int(g['services lost'].sum())}"
-        # the claim is about the service and the writers: a writer's attempt the service failed, or a service run lost
-        hudi_free = bool((hudi["service failures"] == 0).all())
-        ice_fight = bool((ice["service failures"] > 0).any() or (ice["services lost"] > 0).any())
-        verdict = "holds" if hudi_free and ice_fight else "does not hold"
-        hudi_lost = int(hudi["services lost"].sum())
-        if verdict == "holds" and hudi_lost:  # no writer failed by the service, but the writers failed the service
-            verdict += (f" for Hudi's writers (none failed by its service); but {hudi_lost} of "
-                        f"{hudi_lost + int(hudi['services ok'].sum())} of Hudi's own service runs failed beside them")
-        out.append({"claim": CLAIMS[2], "source": ONEHOUSE, "verdict": verdict,
-                    "measured": f"hudi-mor: {lost(hudi)}, {_causes(run, lambda r, x: r.config_id == 'hudi-mor')}; "
-                                f"iceberg: {lost(ice)}, "
-                                f"{_causes(run, lambda r, x: r.config_id in ('iceberg-mor', 'iceberg-dv'))}" + _unkinded(frame)})
     shared = frame[(frame.configuration == "hudi-mor") & (frame.overlap == "shared_files")]
-    if shared.empty:
-        out.append({"claim": CLAIMS[3], "source": ONEHOUSE, "measured": "no hudi-mor race on shared files",
-                    "verdict": "not measurable at this scale"})
+    return [_scaling_claim(frame),
+            _unmeasurable(1, "no NBCC race on the same keys in these runs") if nbcc.empty else _nbcc_claim(run, nbcc),
+            _unmeasurable(2, "needs hudi-mor and iceberg-mor/dv races") if hudi.empty or ice.empty
+            else _service_claim(run, frame, hudi, ice),
+            _unmeasurable(3, "no hudi-mor race on shared files") if shared.empty else _shared_files_claim(every, shared)]
+
+
+def _unmeasurable(claim: int, why: str) -> dict:
+    return {"claim": CLAIMS[claim], "source": ONEHOUSE, "measured": why, "verdict": "not measurable at this scale"}
+
+
+def _service_claim(run: load.Run, frame: pd.DataFrame, hudi: pd.DataFrame, ice: pd.DataFrame) -> dict:
+    """Claim 3, about the table service and the writers: a writer's attempt the service failed, or a service run lost."""
+    def lost(g: pd.DataFrame) -> str:
+        return f"{int(g.failed.sum())} batches failed, {int(g['service failures'].sum())} attempts failed by the " \
+               f"table service, service runs ok / lost {int(g['services ok'].sum())} / {int(g['services lost'].sum())}"
+    hudi_free = bool((hudi["service failures"] == 0).all())
+    ice_fight = bool((ice["service failures"] > 0).any() or (ice["services lost"] > 0).any())
+    verdict = "holds" if hudi_free and ice_fight else "does not hold"
+    hudi_lost = int(hudi["services lost"].sum())
+    if verdict == "holds" and hudi_lost:  # no writer failed by the service, but the writers failed the service
+        verdict += (f" for Hudi's writers (none failed by its service); but {hudi_lost} of "
+                    f"{hudi_lost + int(hudi['services ok'].sum())} of Hudi's own service runs failed beside them")
+    return {"claim": CLAIMS[2], "source": ONEHOUSE, "verdict": verdict,
+            "measured": f"hudi-mor: {lost(hudi)}, {_causes(run, lambda r, x: r.config_id == 'hudi-mor')}; "
+                        f"iceberg: {lost(ice)}, "
+                        f"{_causes(run, lambda r, x: r.config_id in ('iceberg-mor', 'iceberg-dv'))}" + _unkinded(frame)}
+
+
+def _shared_files_claim(every: pd.DataFrame, shared: pd.DataFrame) -> dict:
+    """Claim 4, Hudi's writers on shared file groups: committed and conflicts per control, and whether NBCC writers
+    really wrote one file group at once (from the commits' write stats, over every set-up)."""
+    parts = "; ".join(f"{ctl}: {int(g.committed.sum())}/{int(g.batches.sum())} committed, {int(g.conflicts.sum())} "
+                      f"conflicts, invariants broken in {int((g.invariants != 'hold').sum())} of {len(g)} grid points ({int(g.races.sum())} races)"
+                      for ctl, g in shared.groupby("control"))
+    occ, nbcc_shared = shared[shared.control == "default"], shared[shared.control == "nbcc"]
+    every_nbcc = every[(every.configuration == "hudi-mor") & (every.overlap == "shared_files") & (every.control == "nbcc")]
+    at_once = every_nbcc[AT_ONCE].dropna()
+    if not at_once.empty:
+        parts += (f"; NBCC: {int(at_once.sum())} file groups written by two writers' commits that overlapped in "
+                  f"time (from the commits' write stats, in the {len(at_once)} of {len(every_nbcc)} grid points "
+                  f"of any set-up that recorded them)")
+    if not occ.empty and (occ["write conflicts"] > 0).any():
+        verdict = "not reproduced here under OCC" + (
+            "; under NBCC both commit" if not nbcc_shared.empty and (nbcc_shared["write conflicts"] == 0).all() else "")
+    elif not at_once.empty and at_once.sum() == 0:
+        verdict = "not shown: no two writers' commits overlapped on one file group"
     else:
-        parts = "; ".join(f"{ctl}: {int(g.committed.sum())}/{int(g.batches.sum())} committed, {int(g.conflicts.sum())} "
-                          f"conflicts, invariants broken in {int((g.invariants != 'hold').sum())} of {len(g)} grid points ({int(g.races.sum())} races)"
-                          for ctl, g in shared.groupby("control"))
-        occ, nbcc_shared = shared[shared.control == "default"], shared[shared.control == "nbcc"]
-        every_nbcc = every[(every.configuration == "hudi-mor") & (every.overlap == "shared_files") & (every.control == "nbcc")]
-        at_once = every_nbcc[AT_ONCE].dropna()
-        if not at_once.empty:  # the write stats say whether NBCC writers really shared a file group at once
-            parts += (f"; NBCC: {int(at_once.sum())} file groups written by two writers' commits that overlapped in "
-                      f"time (from the commits' write stats, in the {len(at_once)} of {len(every_nbcc)} grid points "
-                      f"of any set-up that recorded them)")
-        if not occ.empty and (occ["write conflicts"] > 0).any():
-            verdict = "not reproduced here under OCC" + (
-                "; under NBCC both commit" if not nbcc_shared.empty and (nbcc_shared["write conflicts"] == 0).all() else "")
-        elif not at_once.empty and at_once.sum() == 0:
-            verdict = "not shown: no two writers' commits overlapped on one file group"
-        else:
-            verdict = "holds"
-        if (shared.invariants != "hold").any():
-            verdict += " (but acknowledged updates were lost: see the invariants)"
-        out.append({"claim": CLAIMS[3], "source": ONEHOUSE, "measured": parts + _unkinded(shared), "verdict": verdict})
-    return out
+        verdict = "holds"
+    if (shared.invariants != "hold").any():
+        verdict += " (but acknowledged updates were lost: see the invariants)"
+    return {"claim": CLAIMS[3], "source": ONEHOUSE, "measured": parts + _unkinded(shared), "verdict": verdict}
 
 
 def _nbcc_claim(run: load.Run, nbcc: pd.DataFrame) -> dict:
