@@ -104,6 +104,10 @@ def test_copy_on_write_rewrites_data_files(tiny_run):
     assert fs["delete"]["files_added"] == 0 and fs["data"]["files_added"] == meta["data_files_added"]
     assert fs["data"]["bytes_added"] == meta["bytes_added"]  # filesystem and metadata agree on data bytes
     assert fs["bytes_removed"] == 0  # old files stay on disk until expire_snapshots
+    # its own table read after its update (--interleave: its siblings' restores took the same place in between)
+    assert x["live_files_after"]["delete_files"] == 0
+    assert x["live_files_after"]["data_files"] == \
+        x["live_files_before"]["data_files"] - meta["data_files_removed"] + meta["data_files_added"]
 
 
 def test_merge_on_read_adds_delete_files_and_removes_none(tiny_run):

@@ -71,7 +71,8 @@ def adaptive_pedantic(benchmark: Any, target: Callable[..., Any], setup: Callabl
 @dataclass
 class Arm:
     """One configuration's part of a measurement taken in turns (``take_turns``): its round's setup (untimed), the
-    timed call, what closes a round, and whatever the scenario keeps for its record (``rounds``, ``state``)."""
+    timed call, what closes a round, and whatever the scenario keeps for its record (``rounds``, ``state``: its
+    ``table`` is the table its rounds change, which the configurations of a family may share one location for)."""
 
     config_id: str
     setup: Callable[[], tuple[tuple, dict]]
@@ -83,11 +84,13 @@ class Arm:
     partners: list[str] = field(default_factory=list)  # the configurations it took turns with, itself included
 
 
-def take_turns(arms: list[Arm], plan: RoundsPlan, timer: Callable[[], float] = time.perf_counter) -> None:
+def take_turns(arms: list[Arm], plan: RoundsPlan, timer: Callable[[], float] = time.perf_counter,
+               after_round: Callable[[Arm], None] = lambda arm: None) -> None:
     """Round k of every arm before round k + 1 of any (A B C A B C …), so a machine that drifts during the
     measurement drifts every configuration alike; ``min_rounds`` each, then further rounds, all arms together,
     until every arm's 95% interval is within ±``target_ci`` or ``max_rounds``. An arm that raises drops out with
-    its error kept (its test raises it); the others go on."""
+    its error kept (its test raises it); the others go on. ``after_round`` runs after each arm's round, untimed
+    (``Lab.measure`` keeps the round's table there, before the next arm's setup restores its own in its place)."""
     while True:
         live = [a for a in arms if a.error is None]
         done = min((len(a.seconds) for a in live), default=plan.max_rounds)
@@ -100,6 +103,7 @@ def take_turns(arms: list[Arm], plan: RoundsPlan, timer: Callable[[], float] = t
                 arm.target(*args, **kwargs)
                 arm.seconds.append(timer() - start)
                 arm.rounds.close()  # before the next arm's round: its listing and memory are this round's alone
+                after_round(arm)
             except Exception as err:  # noqa: BLE001 - kept and raised by the arm's own test
                 arm.error = err
 

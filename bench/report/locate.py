@@ -20,8 +20,8 @@ from bench.results.schema import (
 )
 
 RATIO_NOTE = ("median ratio with what its rounds support: [95% bootstrap] at 5 rounds a side or more, else the "
-              "min–max range and no verdict; p: the exact rank test; interleaved: the two sides took their rounds in "
-              "turn; not divided: the sides ran on other hosts or commits")
+              "min–max range and no verdict; p: the exact rank test; interleaved: the sides took rounds in turn; "
+              "not divided: the sides ran on other hosts or commits")
 ROUTE_TEXT = {"join": "MERGE / IN (SELECT …) from a keys table", "pruned": "literal keys the file statistics prune by",
               "index": "keys looked up in the table's index"}
 

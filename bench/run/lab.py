@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from bench.writers.several import SeveralWriters
 
 
+TURNS_LABEL = "after-its-turn"  # the saved state of a configuration's table after its last round in turn
+
+
 @dataclass
 class Turns:
     """What the configurations of one test function share when they take their rounds in turn (``--interleave``):
@@ -67,15 +70,21 @@ class Lab:
         if self.fmt.config_id not in measured_here:
             labs = [self] + [lab for lab in self.siblings()
                              if (lab.fmt.config_id, self.fmt.route) in turns.selected and lab.fmt.config_id not in measured_here]
-            arms = [build(lab) for lab in labs]
-            take_turns(arms, plan)
+            arms, by_id = [build(lab) for lab in labs], {lab.fmt.config_id: lab for lab in labs}
+            take_turns(arms, plan, after_round=lambda arm: by_id[arm.config_id].keep(arm.state["table"]))
             for arm in arms:
                 arm.partners = [a.config_id for a in arms]
             measured_here.update({a.config_id: a for a in arms})
         arm = measured_here[self.fmt.config_id]
         if arm.error is not None:
             raise arm.error
+        self.session.tables.bring_back(self.spark, self.fmt, arm.state["table"], TURNS_LABEL)
         return arm, replay(benchmark, arm, plan)
+
+    def keep(self, table: TableRef) -> None:
+        """This configuration's table as its last round left it, kept aside: the family's next configuration
+        restores its own table in the same place."""
+        self.session.tables.keep(self.fmt, table, TURNS_LABEL)
 
     def siblings(self) -> list[Lab]:
         """The run's other configurations of this family, on this route where they have it, each warmed up as

@@ -284,6 +284,20 @@ class TableStates:
         fmt.forget_cached_state(spark, table)
         spark.catalog.clearCache()
 
+    def keep(self, fmt: TableFormat, table: TableRef, label: str) -> None:
+        """Save ``table``'s state now as ``label`` (its data files linked on local disk), replacing an earlier one:
+        what ``bring_back`` puts in place again, once."""
+        with LEDGER.spend(RESET):
+            snapshot = self._snapshot(fmt, table.name, label)
+            self._remove(snapshot)
+            Files.of(table.location).link_tree(snapshot)
+
+    def bring_back(self, spark: SparkSession, fmt: TableFormat, table: TableRef, label: str) -> None:
+        """Put the state ``keep`` saved as ``label`` back in place, and remove the saved state."""
+        with LEDGER.spend(RESET):
+            self.restore(spark, fmt, table, label)
+            self._remove(self._snapshot(fmt, table.name, label))
+
     def drop(self, spark: SparkSession, fmt: TableFormat, name: str) -> None:
         """Remove table ``name`` and every saved state of it (a step whose tables are no longer needed)."""
         name = fmt.table_name(name)
