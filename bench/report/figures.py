@@ -475,6 +475,10 @@ FIGURES: dict[str, tuple[str, Callable[[Run], pd.DataFrame | str]]] = {
     "writers-controls": ("Grid points raced under more than one set-up, side by side: what one changed factor changes",
                          writers_controls),
     "writers-claims": ("The seeds' four concurrency claims, decided on the causes of the failed attempts", writers_claims),
+    "seed-read-toll": ("What a dashboard read pays after the payments hotfix at the seeds' size: the toll per read "
+                       "(after minus before, warm repeats, Spark) beside the seeds' +80 ms for merge-on-read, and "
+                       "copy-on-write's as the control (it merges nothing: what it moved by is the noise)",
+                       seed_read_claims),
     "memory-many-files-per-task": ("Deletion vectors against position deletes on an update that touches many files per task "
                                    "(the shape of apache/iceberg #17209): the smallest driver memory that completed it",
                                    memory_needed),
