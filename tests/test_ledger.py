@@ -78,6 +78,8 @@ def test_progress_prefix_estimates_time_left_once_a_test_finished():
     assert progress_prefix(120, 2, 10) == "[2:00, ~8:00 left]"
     assert progress_prefix(3700, 1, 2) == "[1:01:40, ~1:01:40 left]"
     assert progress_prefix(30, 5, 5) == "[0:30]"
+    # a seed run: one test of five finished at 20:11; at 30:40 the second has spent 10:29 of its share
+    assert progress_prefix(1840, 1, 5, finished_at=1211) == "[30:40, ~1:10:15 left]"
 
 
 def test_cpu_counts_this_process_and_the_children_it_reaped():

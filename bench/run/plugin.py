@@ -177,6 +177,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return
     if report.when == "call" or not report.passed:
         item.config.stash[PLAN_KEY]["done"] += scenario_weight(item)
+        item.config.stash[PLAN_KEY]["finished_at"] = ledger.LEDGER.elapsed()
     entry = {"nodeid": report.nodeid, "test": item.originalname, "config_id": config_id,
              "params": {k: str(v) for k, v in callspec.params.items()}, "outcome": report.outcome,
              "when": report.when, "duration_s": round(report.duration, 3)}
@@ -280,15 +281,17 @@ def cowmor(request: pytest.FixtureRequest) -> BenchSession:
     return request.config.stash[SESSION_KEY]
 
 
-def progress_prefix(elapsed: float, done: float, total: float) -> str:
+def progress_prefix(elapsed: float, done: float, total: float, finished_at: float | None = None) -> str:
     """``[elapsed]``, and once a scenario test has finished, ``~left`` estimated from the tests done so far (their
-    weights: see ``scenario_weight``)."""
+    weights: see ``scenario_weight``): their pace up to the last one's end (``finished_at``), less what the test
+    under way has already spent (counted in elapsed but not in done, it made a seed run's estimate climb)."""
     def clock(seconds: float) -> str:
         minutes, sec = divmod(int(round(seconds)), 60)
         return f"{minutes // 60}:{minutes % 60:02d}:{sec:02d}" if minutes >= 60 else f"{minutes}:{sec:02d}"
     if done <= 0 or total <= done:
         return f"[{clock(elapsed)}]"
-    return f"[{clock(elapsed)}, ~{clock(elapsed / done * (total - done))} left]"
+    finished_at = elapsed if finished_at is None else finished_at
+    return f"[{clock(elapsed)}, ~{clock(max(0.0, finished_at / done * (total - done) - (elapsed - finished_at)))} left]"
 
 
 @pytest.fixture(scope="session")
@@ -301,7 +304,7 @@ def progress(request: pytest.FixtureRequest):
     def say(message: str) -> None:
         if reporter is None:
             return
-        prefix = progress_prefix(ledger.LEDGER.elapsed(), plan["done"], plan["total"])
+        prefix = progress_prefix(ledger.LEDGER.elapsed(), plan["done"], plan["total"], plan.get("finished_at"))
         with capman.global_and_fixture_disabled():
             reporter.write_line(f"  · {prefix} {message}")
     session = request.config.stash.get(SESSION_KEY, None)
