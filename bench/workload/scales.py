@@ -78,11 +78,11 @@ class Scale:
     cadence_neighbours: int = 1
     cadence_cycles: int = 2
     cadence_reads_per_write: int = 1
-    settlement_batches: int = 3
+    settlement_batches: int = 5  # the fewest writes behind a verdict on the decision map
     settlement_rows_per_batch: int = 20
     settlement_reads: int = 30
     # rounds of each update-sweep point, and how many of its six points run (the files-vs-rows pivot first)
-    sweep_rounds: int = 3
+    sweep_rounds: int = 5  # the fewest rounds behind a verdict
     sweep_points: int = 6
     # the memory a configuration needs: the driver memories (MB) the search tries lie in [memory_min_mb, memory_max_mb]
     # (Spark refuses a driver heap under 450 MB)
@@ -150,21 +150,21 @@ PRESETS: dict[str, Scale] = {
                   file_size_steps=2, file_size_first_rows=800, file_size_files=4, file_size_touched=2,
                   memory_min_mb=2048, memory_max_mb=2048, memory_routes="join", file_size_routes="join", sweep_routes="join"),  # the default driver's: no application restarted
     # laptop default: a few minutes for the whole matrix
-    "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=3, read_repeats=3),
-    "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=3, read_repeats=3,
+    "small": Scale("small", days=90, files_per_day=4, rows_per_file=5000, hotfix_rows=120, rounds=5, read_repeats=4),
+    "medium": Scale("medium", days=90, files_per_day=16, rows_per_file=5000, hotfix_rows=400, rounds=5, read_repeats=4,
                     orders_days=14, orders_files_per_day=8,
                     peak_batches=10, peak_updates_per_batch=200, peak_inserts_per_batch=200, peak_reads_per_batch=3,
                     degradation_batches=8, settlement_rows_per_batch=100, settlement_reads=60,
                     file_size_steps=6),  # up to ~256 MB files
     # the seeds' own sizes (1,200 rows over ~4,800 files, ~6 GB): for a cluster
     # 32,000 rows of ~40 bytes (Snappy Parquet, measured at `small`'s file-size steps): ~1.25 MB a file, ~6 GB in all.
-    # Rounds stop at 3 (an interval is then the range of 3 rounds): a copy-on-write round through the join reads
-    # all ~6 GB, minutes on a laptop, and the adaptive 6 cost an hour per configuration here
-    "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=32000, hotfix_rows=1200, rounds=3, read_repeats=3,
-                  max_rounds=3,
+    # Rounds stop at 5, the fewest behind a verdict (a 95% bootstrap interval; 3 make only a range): a copy-on-write
+    # round through the join reads all ~6 GB, minutes on a laptop, and the adaptive 6 cost an hour per configuration
+    "seed": Scale("seed", days=90, files_per_day=53, rows_per_file=32000, hotfix_rows=1200, rounds=5, read_repeats=4,
+                  max_rounds=5,
                   orders_days=30, orders_files_per_day=32, orders_rows_per_file=20000,
                   peak_batches=16, peak_updates_per_batch=2500, peak_inserts_per_batch=2500, peak_reads_per_batch=1,
-                  degradation_batches=10, settlement_batches=4, settlement_rows_per_batch=500, settlement_reads=100,
+                  degradation_batches=10, settlement_batches=5, settlement_rows_per_batch=500, settlement_reads=100,
                   memory_max_mb=16384),
 }
 
