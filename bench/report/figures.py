@@ -28,7 +28,7 @@ from bench.report.sections.memory import COLUMNS, figures_table, needed_table
 from bench.results import load
 from bench.results.contract import FILE_SIZE, HOTFIX, LOCAL_DISK, MEMORY_NEEDED, Run
 from bench.results.reference import REFERENCE_DIR, Entry, backing, stamp
-from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate
+from bench.results.schema import TOTAL_REQUESTS, FileSizeUpdate, HotfixUpdate, Replica
 
 MARKER = re.compile(r"(<!-- figure:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /figure:(?P=name) -->)", re.DOTALL)
 ROUTES = ("join", "pruned", "index")
@@ -547,11 +547,12 @@ def round_trip(columns: list[tuple[str, Run]]) -> pd.DataFrame:
     """A profiled table's update predicted from its replicas (``run --like PROFILE --fraction F``, the report's "Your
     table, from its replicas") beside the same table measured whole on one machine: how far the bridge lands, per
     configuration and route. The whole is the column whose layout is the replicas' at a fraction of 1."""
-    replicas = [run for _, run in columns if run.env.like and run.env.like.fraction is not None]
+    likes = [(run, run.env.like) for _, run in columns if run.env.like and run.env.like.fraction is not None]
+    replicas = [run for run, _ in likes]
     predicted = replica.predictions(replicas)
     rows = []
     for p in predicted.itertuples() if not predicted.empty else []:
-        like = next(run.env.like for run in replicas if (run.env.like.location or run.env.like.profile) == p.table)
+        like = next(like for _, like in likes if (like.location or like.profile) == p.table)
         whole = _whole_of(like, [run for _, run in columns if not run.env.like])
         record = next((r for r in whole.records(HOTFIX, "update", route=p.route) if r.config_id == p.configuration),
                       None) if whole is not None else None
@@ -567,7 +568,7 @@ def round_trip(columns: list[tuple[str, Run]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _whole_of(like, wholes: list[Run]) -> Run | None:
+def _whole_of(like: Replica, wholes: list[Run]) -> Run | None:
     """The run that measured the replicated table whole: its layout is the replica's with every partition."""
     params = like.params or {}
     days = round(params.get("days", 0) / float(like.fraction)) if like.fraction else None

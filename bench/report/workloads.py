@@ -227,7 +227,7 @@ def place(frame: pd.DataFrame, tables: list[Placed]) -> pd.DataFrame:
     rows = []
     for t in tables:
         part = frame[frame.route == t.route] if not frame.empty else frame
-        row = {"table": t.name, "route": t.route, "reads per write": reads_text(t.reads_per_write),
+        row: dict[str, object] = {"table": t.name, "route": t.route, "reads per write": reads_text(t.reads_per_write),
                "files an update touches": f"{t.share * 100:.3g}%"}
         if part.empty:
             rows.append({**row, "nearest measured point": f"– (no sweep point measured by the {t.route} route)",
