@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from bench.writers.several import SeveralWriters
 
 
-TURNS_LABEL = "after-its-turn"  # the saved state of a configuration's table after its last round in turn
+# the saved state of a configuration's table after its last round in turn, per route: routes that share one base
+# table name (the join and literal keys) each keep their own, or one route's test would put back the other's
+TURNS_LABEL = "after-its-turn"
 
 
 @dataclass
@@ -78,13 +80,13 @@ class Lab:
         arm = measured_here[self.fmt.config_id]
         if arm.error is not None:
             raise arm.error
-        self.session.tables.bring_back(self.spark, self.fmt, arm.state["table"], TURNS_LABEL)
+        self.session.tables.bring_back(self.spark, self.fmt, arm.state["table"], f"{TURNS_LABEL}-{self.fmt.route}")
         return arm, replay(benchmark, arm, plan)
 
     def keep(self, table: TableRef) -> None:
         """This configuration's table as its last round left it, kept aside: the family's next configuration
         restores its own table in the same place."""
-        self.session.tables.keep(self.fmt, table, TURNS_LABEL)
+        self.session.tables.keep(self.fmt, table, f"{TURNS_LABEL}-{self.fmt.route}")
 
     def siblings(self) -> list[Lab]:
         """The run's other configurations of this family, on this route where they have it, each warmed up as
