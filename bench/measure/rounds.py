@@ -62,10 +62,14 @@ def adaptive_pedantic(benchmark: Any, target: Callable[..., Any], setup: Callabl
         start = timer()
         target(*args, **kwargs)
         meta.stats.update(timer() - start)
-    data = meta.stats.data if meta is not None else []
+    return _reached(plan, meta.stats.data if meta is not None else [])
+
+
+def _reached(plan: RoundsPlan, data: list[float]) -> dict[str, Any]:
+    """What a plan asked and what the rounds reached (one round: no interval, never met)."""
     width = uncertainty.half_width(uncertainty.describe(data)) if data else None
     return {**vars(plan), "rounds": len(data), "ci_half_width": width,
-            "target_met": width is not None and width <= plan.target_ci}  # one round: no interval, never met
+            "target_met": width is not None and width <= plan.target_ci}
 
 
 @dataclass
@@ -117,9 +121,7 @@ def replay(benchmark: Any, arm: Arm, plan: RoundsPlan) -> dict[str, Any]:
         stats = benchmark._make_stats(1)  # noqa: SLF001
         for seconds in arm.seconds:
             stats.update(seconds)
-    width = uncertainty.half_width(uncertainty.describe(arm.seconds)) if arm.seconds else None
-    return {**vars(plan), "rounds": len(arm.seconds), "ci_half_width": width,
-            "target_met": width is not None and width <= plan.target_ci, "interleaved_with": arm.partners}
+    return {**_reached(plan, arm.seconds), "interleaved_with": arm.partners}
 
 
 def _width(seconds: list[float]) -> float:

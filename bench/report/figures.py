@@ -228,12 +228,17 @@ SEED_CLAIMS = {False: ("rewrites ~6 GB in ~8 minutes", 8 * 60.0, 6e9), True: ("w
 MAGNITUDE = 2.0
 
 
+def _seed_updates(run: Run) -> list:
+    """The hotfix updates of a run on the seeds' own table, by configuration and route (none at another scale)."""
+    return sorted(run.records(HOTFIX, "update", route=None) if run.scale == SEED_SCALE else [],
+                  key=lambda r: (r.config_id, r.route))
+
+
 def seed_claim_points(run: Run) -> pd.DataFrame:
     """Each hotfix update measured at the seeds' own size beside the seeds' claim for its kind, as numbers: the
     median and its 95% interval, the claim's seconds, what it wrote (every kind of file), the data files it replaced."""
     rows = []
-    for r in sorted(run.records(HOTFIX, "update", route=None) if run.scale == SEED_SCALE else [],
-                    key=lambda r: (r.config_id, r.route)):
+    for r in _seed_updates(run):
         update, spread = r.view(HotfixUpdate), r.spread
         merges = run.matrix.merges_on_read(r.config_id)
         claim, claimed_s, claimed_bytes = SEED_CLAIMS[merges]
@@ -267,8 +272,7 @@ def seed_read_claim_points(run: Run) -> pd.DataFrame:
     the dashboards' queries, after minus before) as the median of the warm repeats and their range (each side's
     repeats against the other's extremes), beside the seeds' +80 ms for merge-on-read; copy-on-write's as the control."""
     rows = []
-    for r in sorted(run.records(HOTFIX, "update", route=None) if run.scale == SEED_SCALE else [],
-                    key=lambda r: (r.config_id, r.route)):
+    for r in _seed_updates(run):
         update = r.view(HotfixUpdate)
         before, after = mean_read(update.reads_before), mean_read(update.reads_after)
         if not before or not after:
