@@ -30,31 +30,6 @@ def test_local_paths_and_file_uris_are_the_same(tmp_path):
     assert Files.of("abfss://container@acct.dfs.core.windows.net/w").uri.startswith("abfss://")
 
 
-def test_a_restored_state_shares_its_data_files_and_owns_everything_else(tmp_path):
-    """On local disk the Parquet files are hard-linked (one inode, no bytes copied), the rest copied: a log appended
-    to, or a data file unlinked, in the restored table leaves the saved state as it was; elsewhere it is a copy."""
-    saved = tmp_path / "saved"
-    (saved / "data").mkdir(parents=True)
-    (saved / "data" / "part-0.parquet").write_bytes(b"PAR1 rows PAR1")
-    (saved / "data" / ".part-0.parquet.crc").write_bytes(b"crc")
-    (saved / "_log").mkdir()
-    (saved / "_log" / "0.json").write_text("{}")
-    (saved / ".f1.log.1_0-1-0").write_bytes(b"log")
-    (saved / "empty").mkdir()
-    table = tmp_path / "table"
-    Files.of(saved).link_tree(Files.of(table))
-    assert Files.of(table).walk() == Files.of(saved).walk() and (table / "empty").is_dir()
-    assert (table / "data" / "part-0.parquet").stat().st_ino == (saved / "data" / "part-0.parquet").stat().st_ino
-    assert (table / "_log" / "0.json").stat().st_ino != (saved / "_log" / "0.json").stat().st_ino
-    with open(table / ".f1.log.1_0-1-0", "ab") as log:
-        log.write(b" appended")
-    (table / "data" / "part-0.parquet").unlink()
-    assert (saved / ".f1.log.1_0-1-0").read_bytes() == b"log" and (saved / "data" / "part-0.parquet").exists()
-    mock = Files.of(f"mock:///bucket-{uuid.uuid4().hex[:8]}/t")
-    Files.of(saved).link_tree(mock)  # not local on both sides: copied
-    assert mock.walk() == Files.of(saved).walk()
-
-
 def test_probe_on_a_remote_filesystem(remote):
     table = Files.of(remote) / "warehouse/iceberg/bench/t"
     (table / "data/d=1/00000-0-a-00001.parquet").write_bytes(b"x" * 100)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
-import shutil
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -24,8 +23,6 @@ MEASURED_ENDPOINT = "COWMOR_MEASURED_S3_ENDPOINT"
 LOCAL_SCHEMES = ("", "file")
 # Hadoop's S3 connector says s3a://; pyarrow's S3 filesystem says s3://; the bucket and key are the same
 PYARROW_SCHEME = {"s3a": "s3", "s3n": "s3"}
-# the files a saved table state shares with the table restored from it on local disk (``Files.link_tree``)
-LINKED = (".parquet",)
 
 
 def measured_s3_endpoint() -> str | None:
@@ -174,28 +171,6 @@ class Files:
         # threads only on local disk: pyarrow 18 can hang copying to S3 with threads on (apache/arrow#15233)
         pafs.copy_files(self.path, target.path, source_filesystem=self.fs, destination_filesystem=target.fs,
                         use_threads=local)
-
-    def link_tree(self, target: Files) -> None:
-        """``copy_tree``, except that where both sides are on local disk a data file (``LINKED``) is hard-linked, not
-        copied: no format writes to a Parquet file once it is closed (an update writes new ones; a cleaner unlinks),
-        so a saved table state and the table restored from it may share them, and restoring the seeds' table moves
-        its metadata, not its 5 GB of data. Everything else (metadata, logs a writer may append to, checksums) is copied.
-        Where a link cannot be made (another device), the file is copied."""
-        if not (isinstance(self.fs, pafs.LocalFileSystem) and isinstance(target.fs, pafs.LocalFileSystem)):
-            self.copy_tree(target)
-            return
-        for root, _, names in os.walk(self.path):
-            into = os.path.join(target.path, os.path.relpath(root, self.path))
-            os.makedirs(into, exist_ok=True)
-            for name in names:
-                source, dest = os.path.join(root, name), os.path.join(into, name)
-                if name.endswith(LINKED):
-                    try:
-                        os.link(source, dest)
-                        continue
-                    except OSError:
-                        pass
-                shutil.copy2(source, dest)
 
     def delete(self) -> None:
         if self.is_dir():

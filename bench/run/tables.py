@@ -156,7 +156,7 @@ class TableStates:
             self._remove(self._origin_file(snapshot), snapshot)  # an older copy's record goes with it, before the copy
             self._make_room(self.workspace.bases_dir, size, f"{fmt.config_id}: the saved copy of {name}", fmt.config_id,
                             spark)
-            Files.of(table.location).link_tree(snapshot)
+            Files.of(table.location).copy_tree(snapshot)
             if origin is not None:  # written last: a copy cut short by a failure has none, and is never adopted
                 self._origin_file(snapshot).write_text(json.dumps(origin, indent=1, sort_keys=True))
         self._bases[state] = (table, source)
@@ -277,20 +277,19 @@ class TableStates:
         self._stale_discarded = True
 
     def restore(self, spark: SparkSession, fmt: TableFormat, table: TableRef, label: str = "") -> None:
-        """Put a saved state of ``table`` back in place (its data files linked on local disk: ``Files.link_tree``) and
-        drop every cache that remembers the old one."""
+        """Put a saved state of ``table`` back in place and drop every cache that remembers the old one."""
         self._remove(Files.of(table.location))
-        self._snapshot(fmt, table.name, label).link_tree(Files.of(table.location))
+        self._snapshot(fmt, table.name, label).copy_tree(Files.of(table.location))
         fmt.forget_cached_state(spark, table)
         spark.catalog.clearCache()
 
     def keep(self, fmt: TableFormat, table: TableRef, label: str) -> None:
-        """Save ``table``'s state now as ``label`` (its data files linked on local disk), replacing an earlier one:
+        """Save ``table``'s state now as ``label``, replacing an earlier one:
         what ``bring_back`` puts in place again, once."""
         with LEDGER.spend(RESET):
             snapshot = self._snapshot(fmt, table.name, label)
             self._remove(snapshot)
-            Files.of(table.location).link_tree(snapshot)
+            Files.of(table.location).copy_tree(snapshot)
 
     def bring_back(self, spark: SparkSession, fmt: TableFormat, table: TableRef, label: str) -> None:
         """Put the state ``keep`` saved as ``label`` back in place, and remove the saved state."""
