@@ -66,6 +66,12 @@ def expected_seconds(scenarios: list[Path], configs: int, families: int, rows: i
     return per_config * configs * max(rows / small_rows, 0.05) + JVM_START_S * families
 
 
+# The test suite's per-test timeout (pyproject.toml) is not a benchmark's: a scenario's test holds every round of its
+# configuration, and with --interleave its family's (the seeds' join, three Iceberg configurations: over an hour), so
+# its length is the run's, not a hang. `-- --timeout N` after the run's options sets one (pytest's last word wins)
+NO_TEST_TIMEOUT = ("-o", "timeout=0")
+
+
 def _pytest_options(raw: list[str]) -> list[str]:
     """The user's own option tokens, minus the ones only `run` takes: pytest's plugin parses the rest itself."""
     only = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
@@ -102,7 +108,7 @@ def _run(args: argparse.Namespace, raw: list[str], pytest_args: list[str]) -> in
           f"{when} ({', '.join(p.name for p in scenarios)})", flush=True)
     run_id = args.run_id or new_run_id(args.scale)
     argv = [*(str(p) for p in scenarios), "-p", "bench.run.plugin", "-p", "no:cacheprovider", "-rs",
-            "--benchmark-columns", "min,median,max,rounds", *_pytest_options(raw)]
+            "--benchmark-columns", "min,median,max,rounds", *NO_TEST_TIMEOUT, *_pytest_options(raw)]
     if (ROOT / "pyproject.toml").exists() and scenarios_dir() == ROOT / "scenarios":
         argv += ["--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml")]
     else:

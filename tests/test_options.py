@@ -134,3 +134,20 @@ def test_the_writers_route_is_one_route_a_writer_can_take():
     for bad in ("writer_route=index", "writer_route=join,pruned"):
         with pytest.raises(argparse.ArgumentTypeError, match="writer_route: .* one of pruned, join"):
             parse_scale_param(bad)
+
+
+def test_a_benchmark_test_is_not_cut_by_the_suites_timeout_but_a_given_one_still_holds(tmp_path):
+    """The seeds' interleaved join holds a family's every round in its first test: the suite's 1800 s timeout
+    stopped it at 30 minutes. `run` turns the ini's timeout off; `--timeout N` given after `--` still applies."""
+    from bench.cli import NO_TEST_TIMEOUT
+
+    (tmp_path / "pytest.ini").write_text("[pytest]\ntimeout = 1\n")
+    (tmp_path / "test_long.py").write_text("import time\n\ndef test_long():\n    time.sleep(3)\n")
+
+    def run(*extra: str) -> int:
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path),
+                               "-c", str(tmp_path / "pytest.ini"), *extra], capture_output=True, cwd=tmp_path).returncode
+
+    assert run() == 1  # the ini's timeout: the test fails
+    assert run(*NO_TEST_TIMEOUT) == 0
+    assert run(*NO_TEST_TIMEOUT, "--timeout", "1") == 1

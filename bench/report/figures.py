@@ -550,16 +550,19 @@ ROUND_TRIP_WITHIN = 0.25  # the seed round trip's aim: the whole table's update 
 def round_trip(columns: list[tuple[str, Run]]) -> pd.DataFrame:
     """A profiled table's update predicted from its replicas (``run --like PROFILE --fraction F``, the report's "Your
     table, from its replicas") beside the same table measured whole on one machine: how far the bridge lands, per
-    configuration and route. The whole is the column whose layout is the replicas' at a fraction of 1."""
-    likes = [(run, run.env.like) for _, run in columns if run.env.like and run.env.like.fraction is not None]
+    configuration and route. The whole is the column whose layout is the replicas' at a fraction of 1. The replicas
+    are one host's (the one that measured the most fractions): a line through two hosts' points bridges nothing."""
+    runs = [run for _, run in columns]
+    likes = [(run, run.env.like) for run in _replicas_of_one_host(runs) if run.env.like]
     replicas = [run for run, _ in likes]
     predicted = replica.predictions(replicas)
     rows = []
     for p in predicted.itertuples() if not predicted.empty else []:
         like = next(like for _, like in likes if (like.location or like.profile) == p.table)
-        whole = _whole_of(like, [run for _, run in columns if not run.env.like])
-        record = next((r for r in whole.records(HOTFIX, "update", route=p.route) if r.config_id == p.configuration),
-                      None) if whole is not None else None
+        wholes = [run for run in runs if not run.env.like and _is_whole(like, run)]
+        here = [run for run in wholes if run.origin.host == _host(replicas)]
+        record = next((r for run in here + [w for w in wholes if w not in here]
+                       for r in run.records(HOTFIX, "update", route=p.route) if r.config_id == p.configuration), None)
         spread = record.spread if record is not None else None
         rows.append({
             "configuration": p.configuration, "route": p.route, "replicas (update s, median [interval])": p.measured,
@@ -572,16 +575,28 @@ def round_trip(columns: list[tuple[str, Run]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _whole_of(like: Replica, wholes: list[Run]) -> Run | None:
-    """The run that measured the replicated table whole: its layout is the replica's with every partition."""
+def _replicas_of_one_host(runs: list[Run]) -> list[Run]:
+    """The replica runs of the host that measured the most fractions (of two such hosts, the later listed)."""
+    by_host: dict[str, list[Run]] = {}
+    for run in runs:
+        if run.env.like and run.env.like.fraction is not None:
+            by_host.setdefault(run.origin.host, []).append(run)
+    if not by_host:
+        return []
+    return max(reversed(list(by_host.values())), key=lambda rs: len({_fraction(r) for r in rs}))
+
+
+def _fraction(run: Run) -> float | None:
+    return run.env.like.fraction if run.env.like else None
+
+
+def _is_whole(like: Replica, run: Run) -> bool:
+    """``run`` measured the replicated table whole: its layout is the replica's with every partition."""
     params = like.params or {}
     days = round(params.get("days", 0) / float(like.fraction)) if like.fraction else None
-    for run in wholes:
-        scale = run.env.scale
-        if scale and (scale.days, scale.files_per_day, scale.rows_per_file) == \
-                (days, params.get("files_per_day"), params.get("rows_per_file")):
-            return run
-    return None
+    scale = run.env.scale
+    return scale is not None and (scale.days, scale.files_per_day, scale.rows_per_file) == \
+        (days, params.get("files_per_day"), params.get("rows_per_file"))
 
 
 def _host(runs: list[Run]) -> str:

@@ -118,8 +118,10 @@ class ObjectStore:
     def stop(self) -> None:
         if self._proxy is not None:
             self._proxy.stop()
+        # a few seconds, then KILL: the server's data folder is removed next, so nothing it would flush is kept, and
+        # with clients' connections still open (the run's pyarrow, hudi-rs) its graceful exit waited 12-28 s
         for proc in self._procs:
-            stop(proc, term_grace=30)
+            stop(proc, term_grace=3)
         self._procs.clear()
         if self._data_dir:
             shutil.rmtree(self._data_dir, ignore_errors=True)

@@ -80,3 +80,18 @@ def test_the_round_trip_sets_the_bridge_beside_the_whole_table_measured_on_one_h
     elsewhere = figures.round_trip([("seed", _whole(90, {"iceberg-cow": 80.0}, host="h2")), *columns[1:3]]).iloc[0]
     assert elsewhere["predicted ÷ measured"] == "not divided (the whole ran on another host)"
     assert figures.round_trip(columns[1:2]).iloc[0]["whole, predicted s"] == "one fraction: not bridged"
+
+
+def test_the_round_trip_bridges_one_hosts_replicas_and_takes_the_whole_from_that_host():
+    """An earlier host's single fraction is left out (a line through two hosts' points bridges nothing), and of two
+    wholes of the table the one measured on the replicas' host is the one divided."""
+    from bench.report import figures
+
+    earlier = _replica(0.2, {"iceberg-cow": (40.0, 39.0, 41.0)}, "old", host="h0")
+    here = [_replica(0.1, {"iceberg-cow": (13.3, 12.3, 14.3)}, "a"), _replica(0.2, {"iceberg-cow": (20.1, 19.1, 21.1)}, "b")]
+    columns = [("seed-old", _whole(90, {"iceberg-cow": 200.0}, host="h0")), ("old", earlier),
+               ("seed", _whole(90, {"iceberg-cow": 80.0})), ("f0.1", here[0]), ("f0.2", here[1])]
+    row = figures.round_trip(columns).iloc[0]
+    assert row["replicas (update s, median [interval])"].count("F=0.2") == 1 and "40.00" not in row.iloc[2]
+    assert row["whole, predicted s"] == "74.5 [57.5, 91.5]"
+    assert row["predicted ÷ measured"] == "0.93x (within 25%)"
