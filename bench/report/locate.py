@@ -119,12 +119,16 @@ class Ratio:
         return self.spread.verdict("copy-on-write faster", "merge-on-read faster")
 
 
-def located(run: Run) -> list[Located]:
-    out = [_located(r, r.view(HotfixUpdate)) for r in run.records(HOTFIX, "update", route=None)]
-    out += [_located(r, r.view(FileSizeUpdate)) for r in run.records(FILE_SIZE, "update", route=None)]
-    settlements = [(r, r.view(SettlementsSequence)) for r in run.records(SETTLEMENTS, "sequence", route=None)]
+def located(run: Run, superseded: bool = False) -> list[Located]:
+    """Every update's search and cost; with ``superseded``, also those a merge of runs replaced by newer ones (oldest
+    first), so ``ratios`` can take a pair's two sides from one run."""
+    def records(scenario: str, operation: str) -> list[Record]:
+        return run.records(scenario, operation, route=None, superseded=superseded)
+    out = [_located(r, r.view(HotfixUpdate)) for r in records(HOTFIX, "update")]
+    out += [_located(r, r.view(FileSizeUpdate)) for r in records(FILE_SIZE, "update")]
+    settlements = [(r, r.view(SettlementsSequence)) for r in records(SETTLEMENTS, "sequence")]
     out += [_adjustments(r, s) for r, s in settlements if s.writes]
-    peaks = [(r, r.view(DinnerPeakSequence)) for r in run.records(DINNER_PEAK, "sequence", route=None)]
+    peaks = [(r, r.view(DinnerPeakSequence)) for r in records(DINNER_PEAK, "sequence")]
     out += [_upserts(r, p) for r, p in peaks if p.route]
     return out
 
@@ -180,15 +184,19 @@ def _search(locate: Locate | None) -> tuple[int | None, int | None]:
 
 def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RESAMPLES, seed: int = 0) -> list[Ratio]:
     """CoW ÷ MoR for every family pair measured on the same scenario, file size, layout and route; a pair whose sides
-    were measured on other hosts or commits is kept, marked ``crossed`` and never divided (its ratio is NaN)."""
-    by_key = {(x.scenario, x.param, x.layout, x.route, x.config_id): x for x in items}
+    were measured on other hosts or commits is kept, marked ``crossed`` and never divided (its ratio is NaN). Where
+    ``items`` hold one key several times (oldest first), the pair is the newest whose sides one run measured."""
+    by_key: dict[tuple, list[Located]] = {}
+    for x in items:
+        by_key.setdefault((x.scenario, x.param, x.layout, x.route, x.config_id), []).append(x)
     rng = np.random.default_rng(seed)
     out = []
-    for (scenario, param, layout, route, config_id), cow in by_key.items():
+    for (scenario, param, layout, route, config_id), cows in by_key.items():
         for cow_id, mor_id in matrix.cow_mor_pairs():
-            mor = by_key.get((scenario, param, layout, route, mor_id))
-            if cow_id != config_id or mor is None:
+            mors = by_key.get((scenario, param, layout, route, mor_id))
+            if cow_id != config_id or mors is None:
                 continue
+            cow, mor = _one_runs_pair(cows, mors)
             if cow.origin.key != mor.origin.key:
                 out.append(Ratio(scenario, param, route, cow_id, mor_id, layout, (cow.origin.run_id, mor.origin.run_id)))
                 continue
@@ -196,3 +204,12 @@ def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RE
                              spread=uncertainty.ratio_spread(cow.seconds, mor.seconds, rng, resamples),
                              interleaved=mor_id in cow.interleaved_with and cow_id in mor.interleaved_with))
     return out
+
+
+def _one_runs_pair(cows: list[Located], mors: list[Located]) -> tuple[Located, Located]:
+    """The newest pair one run measured, else one host and commit, else the newest of each side (to be refused)."""
+    for same in (lambda c, m: c.origin == m.origin, lambda c, m: c.origin.key == m.origin.key):
+        pairs = [(c, m) for c in cows for m in mors if same(c, m)]
+        if pairs:
+            return max(pairs, key=lambda p: (cows.index(p[0]), mors.index(p[1])))
+    return cows[-1], mors[-1]

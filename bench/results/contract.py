@@ -346,13 +346,15 @@ class Run:
         return self.data.get("benchmarks") or []
 
     def records(self, scenario: str | None = None, operation: str | None = None,
-                route: str | None = BASELINE_ROUTE, other_layouts: bool = False) -> list[Record]:
+                route: str | None = BASELINE_ROUTE, other_layouts: bool = False, superseded: bool = False) -> list[Record]:
         """The measured records, optionally of one scenario and operation; of the baseline locate route unless asked
         for another (``route=None``: every route), so a view that knows no routes never mixes them. With
         ``other_layouts``, also those a merge of runs kept aside: the same test on another table layout (the cost
-        model's points; every other view keeps one record per test)."""
+        model's points; every other view keeps one record per test). With ``superseded``, first the records a merge
+        replaced by newer ones, oldest first (a ratio's pair is taken from one run)."""
         out, own = [], self.origin
-        for b in [*self.benchmarks, *(self.cowmor.get("other_layouts") or [] if other_layouts else [])]:
+        older = self.cowmor.get("superseded") or [] if superseded else []
+        for b in [*older, *self.benchmarks, *(self.cowmor.get("other_layouts") or [] if other_layouts else [])]:
             r = Record(b.get("name", ""), b.get("fullname") or b.get("name", ""), b.get("stats") or {},
                        b.get("extra_info") or {}, Origin(**b[ORIGIN]) if ORIGIN in b else own)
             if r.measured and (scenario is None or r.scenario == scenario) and (operation is None or r.operation == operation) \

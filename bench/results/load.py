@@ -143,16 +143,21 @@ def outcomes(run: Run) -> pd.DataFrame:
 
 def merge(runs: list[Run]) -> Run:
     """One view of several runs: for each benchmark (and each test outcome) the newest run's record wins; the same
-    benchmark measured on another table layout is kept aside (``Run.records(other_layouts=True)``)."""
+    benchmark measured on another table layout is kept aside (``Run.records(other_layouts=True)``), and so is every
+    record a newer one replaced (``Run.records(superseded=True)``: a ratio takes both sides from one run)."""
     if len(runs) == 1:
         return runs[0]
     benchmarks: dict[str, dict] = {}
     layouts: dict[tuple[str, str], dict] = {}
     outcomes: dict[str, dict] = {}
+    superseded: list[dict] = []
     for run in runs:
         origin = run.origin.as_dict()
+        superseded += run.cowmor.get("superseded", [])
         for b in [*run.cowmor.get("other_layouts", []), *run.benchmarks]:  # a run's own record wins over what it held aside
             b = b if ORIGIN in b else {**b, ORIGIN: origin}  # which run, host and commit measured it (never divided across)
+            if identity(b) in benchmarks and table_layout(benchmarks[identity(b)]) == table_layout(b):
+                superseded.append(benchmarks[identity(b)])
             benchmarks[identity(b)] = b
             layouts[(identity(b), table_layout(b))] = b
         for o in run.outcomes:
@@ -165,7 +170,7 @@ def merge(runs: list[Run]) -> Run:
     others = [b for (name, layout), b in layouts.items() if table_layout(benchmarks[name]) != layout]
     data = {**newest.data, "benchmarks": list(benchmarks.values()),
             "cowmor": {**newest.cowmor, "environment": {**newest.environment, "configs": configs},
-                       "outcomes": list(outcomes.values()), "other_layouts": others}}
+                       "outcomes": list(outcomes.values()), "other_layouts": others, "superseded": superseded}}
     return Run(newest.path, data, partial=any(r.partial for r in runs))
 
 

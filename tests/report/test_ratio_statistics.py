@@ -48,6 +48,27 @@ def test_a_ratio_across_two_hosts_is_refused_and_one_host_is_divided(tmp_path):
     assert divided.divided and divided.ratio == 2.0 and divided.verdict == "merge-on-read faster"
 
 
+def test_a_newer_run_of_one_side_on_another_host_leaves_the_pair_one_run_measured_divided(tmp_path):
+    """A merge keeps what a newer record replaced: iceberg-cow re-measured beside iceberg-dv elsewhere does not undo
+    iceberg-cow ÷ iceberg-mor measured together; a view that asks for the newest alone gets the newer side."""
+    dv = {"iceberg-dv": ("iceberg", "dv", True)}
+    both = _run(tmp_path, "cow-mor-on-a", {**COW, **MOR}, host="host-a", seconds=[2.0, 2.1, 1.9, 2.0, 2.05])
+    for b in both.benchmarks:
+        if "mor" in b["name"]:
+            b["stats"]["data"] = [1.0, 1.1, 0.9, 1.0, 1.05]
+    later = _run(tmp_path, "cow-dv-on-b", {**COW, **dv}, host="host-b", seconds=[3.0, 3.1, 2.9, 3.0, 3.05])
+    for b in later.benchmarks:
+        if "dv" in b["name"]:
+            b["stats"]["data"] = [1.5, 1.6, 1.4, 1.5, 1.55]
+    view = merge([both, later])
+    ratios = {r.mor: r for r in locate.ratios(locate.located(view, superseded=True), view.matrix)}
+    assert ratios["iceberg-mor"].divided and ratios["iceberg-mor"].ratio == 2.0
+    assert ratios["iceberg-dv"].divided and ratios["iceberg-dv"].ratio == 2.0
+    newest = {r.mor: r for r in locate.ratios(locate.located(view), view.matrix)}
+    assert newest["iceberg-mor"].crossed == ("cow-dv-on-b", "cow-mor-on-a")
+    assert {r.origin.run_id for r in view.records(route=None) if r.config_id == "iceberg-cow"} == {"cow-dv-on-b"}
+
+
 def test_a_ratio_of_sides_that_took_their_rounds_in_turn_says_so(tmp_path):
     """--interleave records each side's partners: the cell says *interleaved* only where each names the other."""
     folder = tmp_path / "both"
