@@ -197,6 +197,10 @@ def test_the_seeds_read_toll_is_decided_against_its_copy_on_write_control():
     assert figures.toll_verdict((-0.02, 0.03), quiet) == "does not hold (at most +30 ms, under 1/2 of the claim's)"
     assert figures.toll_verdict((0.02, 0.3), quiet).startswith("too close to call (the range")
     assert figures.toll_verdict((0.05, 0.12), None).startswith("too close to call (no copy-on-write control")
+    loud = (-0.49, 0.34)  # the control moved by more than the claim: only a toll beyond that noise and 2x decides
+    assert figures.toll_verdict((0.43, 1.9), loud) == "too close to call (the control's reads moved by up to 490 ms)"
+    assert figures.toll_verdict((0.76, 2.7), loud) == (
+        "does not hold (at least +270 ms beyond the control's 490 ms of noise, over 2x the claim's)")
     assert figures.seed_read_claims(load_run(reference.REFERENCE_DIR / "hotfix-small-routes-m2")).empty
 
 

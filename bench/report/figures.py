@@ -89,7 +89,7 @@ def route_order(route: str) -> int:
 
 def scenario_ratios(run: Run, scenario: str) -> list[locate_mod.Ratio]:
     """Copy-on-write ÷ merge-on-read (and ÷ deletion vectors) of one scenario's updates, per pair, step and route."""
-    return locate_mod.ratios([x for x in locate_mod.located(run) if x.scenario == scenario], run.matrix)
+    return locate_mod.ratios([x for x in locate_mod.located(run, superseded=True) if x.scenario == scenario], run.matrix)
 
 
 def ratio_points(ratios: list[locate_mod.Ratio], **extra: str) -> list[dict]:
@@ -228,10 +228,11 @@ SEED_CLAIMS = {False: ("rewrites ~6 GB in ~8 minutes", 8 * 60.0, 6e9), True: ("w
 MAGNITUDE = 2.0
 
 
-def _seed_updates(run: Run) -> list:
-    """The hotfix updates of a run on the seeds' own table, by configuration and route (none at another scale)."""
-    return sorted(run.records(HOTFIX, "update", route=None) if run.scale == SEED_SCALE else [],
-                  key=lambda r: (r.config_id, r.route))
+def _seed_updates(run: Run, superseded: bool = False) -> list:
+    """The hotfix updates of a run on the seeds' own table, by configuration and route (none at another scale); with
+    ``superseded``, also those a merge replaced by newer ones (each with the partner its run measured)."""
+    return sorted(run.records(HOTFIX, "update", route=None, superseded=superseded) if run.scale == SEED_SCALE else [],
+                  key=lambda r: (r.config_id, r.route, r.origin.run_id))
 
 
 def seed_claim_points(run: Run) -> pd.DataFrame:
@@ -270,14 +271,16 @@ SEED_READ_CLAIM_S = 0.080  # "reads +80 ms for the next 24 hours": merge-on-read
 def seed_read_claim_points(run: Run) -> pd.DataFrame:
     """Each hotfix update at the seeds' size, its dashboards read before and after it: the toll per read (the mean over
     the dashboards' queries, after minus before) as the median of the warm repeats and their range (each side's
-    repeats against the other's extremes), beside the seeds' +80 ms for merge-on-read; copy-on-write's as the control."""
+    repeats against the other's extremes), beside the seeds' +80 ms for merge-on-read; copy-on-write's as the control,
+    one row per run that measured it (a control is its own run's)."""
     rows = []
-    for r in _seed_updates(run):
+    for r in _seed_updates(run, superseded=True):
         update = r.view(HotfixUpdate)
         before, after = mean_read(update.reads_before), mean_read(update.reads_after)
         if not before or not after:
             continue
-        rows.append({"config_id": r.config_id, "route": r.route, "merges": run.matrix.merges_on_read(r.config_id),
+        rows.append({"config_id": r.config_id, "route": r.route, "run": r.origin.run_id,
+                     "merges": run.matrix.merges_on_read(r.config_id),
                      "toll": float(np.median(after) - np.median(before)), "low": min(after) - max(before),
                      "high": max(after) - min(before), "repeats": min(len(before), len(after)),
                      "before": float(np.median(before)), "after": float(np.median(after))})
@@ -291,27 +294,31 @@ def seed_read_claims(run: Run) -> pd.DataFrame:
     points = seed_read_claim_points(run)
     if points.empty:
         return points
-    control = {(mor, p.route): (p.low, p.high) for cow, mor in run.matrix.cow_mor_pairs(set(points.config_id))
+    control = {(mor, p.route, p.run): (p.low, p.high) for cow, mor in run.matrix.cow_mor_pairs(set(points.config_id))
                for p in points[points.config_id == cow].itertuples()}
     return pd.DataFrame([{
-        "configuration": p.config_id, "route": p.route,
+        "configuration": p.config_id, "route": p.route, "run": p.run,
         "the seeds' claim": "reads +80 ms" if p.merges else "– (copy-on-write: the control)",
         "a read before s": f"{p.before:.2f}", "after s": f"{p.after:.2f}",
         "toll per read, median (range)": f"{p.toll * 1000:+,.0f} ms ({p.low * 1000:+,.0f} to {p.high * 1000:+,.0f}, "
                                          f"{p.repeats} repeats a side)",
-        "verdict": toll_verdict((p.low, p.high), control.get((p.config_id, p.route))) if p.merges else "–"}
+        "verdict": toll_verdict((p.low, p.high), control.get((p.config_id, p.route, p.run))) if p.merges else "–"}
         for p in points.itertuples()])
 
 
 def toll_verdict(measured: tuple[float, float], control: tuple[float, float] | None,
                  claimed_s: float = SEED_READ_CLAIM_S) -> str:
     """A read toll's claim decided on its magnitude against a measured range (seconds): *too close to call* where the
-    control (copy-on-write's toll, which should be nil) moved by more than the claim or was not measured; else *holds*
-    where the whole range lies within ``MAGNITUDE`` of the claim, *does not hold* where none of it does."""
+    control (copy-on-write's toll, which should be nil) moved by more than the claim or was not measured, unless the
+    range less that noise still lies beyond ``MAGNITUDE`` times the claim; else *holds* where the whole range lies
+    within ``MAGNITUDE`` of the claim, *does not hold* where none of it does."""
     low, high = sorted(measured)
     if control is None:
         return "too close to call (no copy-on-write control measured beside it)"
     noise = max(abs(v) for v in control)
+    if noise > claimed_s and low - noise > claimed_s * MAGNITUDE:
+        return (f"does not hold (at least {(low - noise) * 1000:+,.0f} ms beyond the control's {noise * 1000:,.0f} ms "
+                f"of noise, over {MAGNITUDE:g}x the claim's)")
     if noise > claimed_s:
         return f"too close to call (the control's reads moved by up to {noise * 1000:,.0f} ms)"
     if claimed_s / MAGNITUDE <= low and high <= claimed_s * MAGNITUDE:
