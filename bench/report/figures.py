@@ -80,7 +80,15 @@ def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
     for entry, run in backing(figure, folder):
         groups.setdefault(group_of(entry, run), []).append((entry, run))
     merged = [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
-    return sorted(merged, key=lambda g: g[1].scale != SEED_SCALE)  # the seeds' own size first: the question's table
+    return sorted(merged, key=lambda g: scale_rank(g[1].scale))  # the seeds' own size first: the question's table
+
+
+SCALES_LARGEST_FIRST = ("seed", "medium", "small", "tiny")
+
+
+def scale_rank(scale: str) -> int:
+    """Where a scale's table stands among a figure's: the seeds' size first, then the nearest to it."""
+    return SCALES_LARGEST_FIRST.index(scale) if scale in SCALES_LARGEST_FIRST else len(SCALES_LARGEST_FIRST)
 
 
 def route_order(route: str) -> int:
@@ -756,6 +764,10 @@ def fits(markdown: str) -> bool:
     return rows <= MAX_ROWS and len(markdown.encode()) <= MAX_BYTES and max(map(len, lines), default=0) <= MAX_LINE
 
 
+# figures whose block shows their first table alone (the largest scale's): the front page's room; the rest in their CSV
+FIRST_TABLE_ONLY = frozenset({"workload-choice"})
+
+
 def render(name: str, folder: Path = REFERENCE_DIR) -> str:
     """The Markdown of figure ``name``: its tables, each with the runs it comes from, as many as ``fits`` allows
     (the seeds' size first); a table too big for the page is shown as its figure's ``BRIEFS`` summary where it has
@@ -764,11 +776,12 @@ def render(name: str, folder: Path = REFERENCE_DIR) -> str:
     Raises:
         KeyError: no such figure.
     """
-    found = parts(name, folder)
+    found = parts(name, folder)[:1] if name in FIRST_TABLE_ONLY else parts(name, folder)
+    left_out = len(parts(name, folder)) - len(found)
     if not found:
         return _caption(f"No reference run backs this figure yet: {_title(name)}.") + "\n"
     shown: list[str] = []
-    left_out, briefed = 0, False
+    briefed = False
     for part in found:
         block = f"{_caption(part.caption)}\n\n{_body(part.table)}\n"
         if not fits("\n".join([*shown, block])) and name in BRIEFS and isinstance(part.table, pd.DataFrame):
@@ -779,9 +792,8 @@ def render(name: str, folder: Path = REFERENCE_DIR) -> str:
         else:
             left_out += 1
     if left_out:
-        shown.append(_caption(f"{left_out} more table{'s' if left_out != 1 else ''} of this figure (other machines, "
-                              f"storage or scales), and every table whole: `{GRIDS_DIR}/{name}.csv`, and the findings "
-                              "page (`make findings`).") + "\n")
+        shown.append(_caption(f"{left_out} more table{'s' if left_out != 1 else ''} (other machines, storage or "
+                              f"scales), every table whole: `{GRIDS_DIR}/{name}.csv` and `make findings`.") + "\n")
     elif briefed:
         shown.append(_caption(f"Every row: `{GRIDS_DIR}/{name}.csv`, and the findings page (`make findings`).") + "\n")
     return "\n".join(shown)
