@@ -274,7 +274,7 @@ def test_settlements_adjustments_are_located_per_route_with_their_own_times_not_
                 "table_data_files": 36, "writes": writes}
         return Record("m", "m", {"median": 99.0, "data": [99.0]}, info)
 
-    run = SimpleNamespace(records=lambda scenario=None, operation=None, route=None: [
+    run = SimpleNamespace(records=lambda scenario=None, operation=None, route=None, superseded=False: [
         month("iceberg-cow", "join", 36, [2.0, 2.2]), month("iceberg-cow", "pruned", 2, [0.5, 0.6])]
         if scenario == "monthly_settlements" else [])
     join, pruned = located(run)
