@@ -80,15 +80,8 @@ def _by_machine(figure: str, folder: Path) -> list[tuple[list[Entry], Run]]:
     for entry, run in backing(figure, folder):
         groups.setdefault(group_of(entry, run), []).append((entry, run))
     merged = [([e for e, _ in group], load.merge([r for _, r in group])) for group in groups.values()]
-    return sorted(merged, key=lambda g: scale_rank(g[1].scale))  # the seeds' own size first: the question's table
-
-
-SCALES_LARGEST_FIRST = ("seed", "medium", "small", "tiny")
-
-
-def scale_rank(scale: str) -> int:
-    """Where a scale's table stands among a figure's: the seeds' size first, then the nearest to it."""
-    return SCALES_LARGEST_FIRST.index(scale) if scale in SCALES_LARGEST_FIRST else len(SCALES_LARGEST_FIRST)
+    # the seeds' own size first (the question's table), then the nearest to it: the largest payments table
+    return sorted(merged, key=lambda g: (g[1].scale != SEED_SCALE, -_rows(g[1])))
 
 
 def route_order(route: str) -> int:
@@ -687,6 +680,12 @@ def across_groups(over: str, pairs: list[tuple[Entry, Run]]) -> list[tuple[str, 
     return out
 
 
+def _rows(run: Run) -> int:
+    """The rows of a run's payments table, as its scale records them (0 where it records none)."""
+    scale = run.env.scale
+    return (scale.days or 0) * (scale.files_per_day or 0) * (scale.rows_per_file or 0) if scale else 0
+
+
 def _days(run: Run) -> int:
     """The days a run's payments table spans: a scale's layouts read from the preset's many thin days to few full
     ones, so a column's neighbour changes one thing, how many files a day (and so a changed row's file) holds."""
@@ -776,8 +775,9 @@ def render(name: str, folder: Path = REFERENCE_DIR) -> str:
     Raises:
         KeyError: no such figure.
     """
-    found = parts(name, folder)[:1] if name in FIRST_TABLE_ONLY else parts(name, folder)
-    left_out = len(parts(name, folder)) - len(found)
+    every = parts(name, folder)
+    found = every[:1] if name in FIRST_TABLE_ONLY else every
+    left_out = len(every) - len(found)
     if not found:
         return _caption(f"No reference run backs this figure yet: {_title(name)}.") + "\n"
     shown: list[str] = []

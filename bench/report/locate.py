@@ -209,7 +209,8 @@ def ratios(items: list[Located], matrix: Matrix, resamples: int = uncertainty.RE
 def _one_runs_pair(cows: list[Located], mors: list[Located]) -> tuple[Located, Located]:
     """The newest pair one run measured, else one host and commit, else the newest of each side (to be refused)."""
     for same in (lambda c, m: c.origin == m.origin, lambda c, m: c.origin.key == m.origin.key):
-        pairs = [(c, m) for c in cows for m in mors if same(c, m)]
+        pairs = [(i, j) for i, c in enumerate(cows) for j, m in enumerate(mors) if same(c, m)]
         if pairs:
-            return max(pairs, key=lambda p: (cows.index(p[0]), mors.index(p[1])))
+            i, j = max(pairs)
+            return cows[i], mors[j]
     return cows[-1], mors[-1]

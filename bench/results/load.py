@@ -156,10 +156,11 @@ def merge(runs: list[Run]) -> Run:
         superseded += run.cowmor.get("superseded", [])
         for b in [*run.cowmor.get("other_layouts", []), *run.benchmarks]:  # a run's own record wins over what it held aside
             b = b if ORIGIN in b else {**b, ORIGIN: origin}  # which run, host and commit measured it (never divided across)
-            if identity(b) in benchmarks and table_layout(benchmarks[identity(b)]) == table_layout(b):
-                superseded.append(benchmarks[identity(b)])
-            benchmarks[identity(b)] = b
-            layouts[(identity(b), table_layout(b))] = b
+            name, layout = identity(b), table_layout(b)
+            if name in benchmarks and table_layout(benchmarks[name]) == layout:
+                superseded.append(benchmarks[name])
+            benchmarks[name] = b
+            layouts[(name, layout)] = b
         for o in run.outcomes:
             outcomes[o.get("nodeid") or f"{o.get('test')}[{o.get('config_id')}]"] = o
     newest = runs[-1]
